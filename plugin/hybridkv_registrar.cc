@@ -1,0 +1,39 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// plugin/: how RocksDB finds HybridKV. hybridkv.mk and CMakeLists.txt make RocksDB build us
+// in-tree; the registrar below adds our components to every ObjectRegistry, so options strings
+// and OPTIONS files can name them.
+//
+// May depend on: every other folder of HybridKV, and RocksDB.
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/table/hybrid_table_factory.h"
+#include "rocksdb/utilities/object_registry.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+std::shared_ptr<TableFactory> NewHybridTableFactory(
+    std::shared_ptr<TableFactory> inner) {
+  HybridTableOptions options;
+  options.inner = std::move(inner);
+  return std::make_shared<HybridTableFactory>(std::move(options));
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
+
+// Called by RocksDB for every ObjectRegistry it creates (see ROCKSDB_PLUGIN_BUILTINS).
+extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                            const std::string& /*arg*/) {
+  using ROCKSDB_NAMESPACE::TableFactory;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridTableFactory;
+  library.AddFactory<TableFactory>(
+      HybridTableFactory::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<TableFactory>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new HybridTableFactory());
+        return guard->get();
+      });
+  size_t num_types;
+  return static_cast<int>(library.GetFactoryCount(&num_types));
+}

@@ -1,0 +1,163 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// HybridTable through options strings, the ObjectRegistry and OPTIONS files, with no code
+// calls beyond linking the library.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/table.h"
+#include "rocksdb/utilities/options_util.h"
+#include "test_util.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+const char* kHybridString =
+    "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=8192}}";
+
+Status ParseCf(const std::string& opts, ColumnFamilyOptions* out) {
+  ConfigOptions config;
+  config.ignore_unknown_options = false;
+  return GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), opts, out);
+}
+
+TEST(OptionsTest, OptionsStringCreatesHybridTableWrappingBlockBasedTable) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf(kHybridString, &cf));
+  ASSERT_NE(cf.table_factory, nullptr);
+  EXPECT_STREQ(cf.table_factory->Name(), "HybridTable");
+  // Inner() makes the wrapped table's options reachable, as RocksDB's tools expect.
+  const auto* bbto = cf.table_factory->GetOptions<BlockBasedTableOptions>();
+  ASSERT_NE(bbto, nullptr);
+  EXPECT_EQ(bbto->block_size, 8192u);
+  const Customizable* inner = cf.table_factory->Inner();
+  ASSERT_NE(inner, nullptr);
+  EXPECT_STREQ(inner->Name(), "BlockBasedTable");
+}
+
+TEST(OptionsTest, DefaultInnerIsBlockBasedTable) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf("table_factory=HybridTable", &cf));
+  EXPECT_STREQ(cf.table_factory->Name(), "HybridTable");
+  ASSERT_NE(cf.table_factory->Inner(), nullptr);
+  EXPECT_STREQ(cf.table_factory->Inner()->Name(), "BlockBasedTable");
+}
+
+TEST(OptionsTest, SerializeParseRoundTripIsEquivalent) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf(kHybridString, &cf));
+  ConfigOptions config;
+  std::string serialized;
+  ASSERT_OK(cf.table_factory->GetOptionString(config, &serialized));
+  EXPECT_NE(serialized.find("inner="), std::string::npos) << serialized;
+  EXPECT_NE(serialized.find("block_size=8192"), std::string::npos) << serialized;
+
+  std::shared_ptr<TableFactory> reparsed;
+  ASSERT_OK(TableFactory::CreateFromString(config, "id=HybridTable;" + serialized, &reparsed));
+  std::string mismatch;
+  EXPECT_TRUE(cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch)) << mismatch;
+
+  // A different inner block size is a real difference.
+  ColumnFamilyOptions other;
+  ASSERT_OK(ParseCf(
+      "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=4096}}", &other));
+  EXPECT_FALSE(cf.table_factory->AreEquivalent(config, other.table_factory.get(), &mismatch));
+}
+
+TEST(OptionsTest, CloneIsDeep) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf(kHybridString, &cf));
+  std::unique_ptr<TableFactory> clone = cf.table_factory->Clone();
+  ASSERT_NE(clone, nullptr);
+  EXPECT_STREQ(clone->Name(), "HybridTable");
+  ASSERT_NE(clone->Inner(), cf.table_factory->Inner());  // a new inner object
+  ConfigOptions config;
+  ASSERT_OK(clone->ConfigureFromString(config, "inner={id=BlockBasedTable;block_size=2048}"));
+  EXPECT_EQ(clone->GetOptions<BlockBasedTableOptions>()->block_size, 2048u);
+  EXPECT_EQ(cf.table_factory->GetOptions<BlockBasedTableOptions>()->block_size, 8192u);
+}
+
+TEST(OptionsTest, BadStringsFailWithInvalidArgument) {
+  const char* bad[] = {
+      // unknown inner factory id
+      "table_factory={id=HybridTable;inner={id=NoSuchTable}}",
+      // malformed value inside the inner factory
+      "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=eight}}",
+      // unknown option of HybridTable itself
+      "table_factory={id=HybridTable;no_such_option=1}",
+      // explicitly empty inner: never a silent null factory
+      "table_factory={id=HybridTable;inner=}",
+      // unbalanced braces
+      "table_factory={id=HybridTable;inner={id=BlockBasedTable}",
+      // a HybridTable inside a HybridTable
+      "table_factory={id=HybridTable;inner={id=HybridTable}}",
+  };
+  for (const char* opts : bad) {
+    SCOPED_TRACE(opts);
+    ColumnFamilyOptions cf;
+    Status s = ParseCf(opts, &cf);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_FALSE(s.ToString().empty());
+  }
+  // The message names what is wrong.
+  ColumnFamilyOptions cf;
+  Status s = ParseCf("table_factory={id=HybridTable;inner=}", &cf);
+  EXPECT_NE(s.ToString().find("inner"), std::string::npos) << s.ToString();
+  s = ParseCf("table_factory={id=HybridTable;inner={id=NoSuchTable}}", &cf);
+  EXPECT_NE(s.ToString().find("NoSuchTable"), std::string::npos) << s.ToString();
+}
+
+// DB::Open writes an OPTIONS file naming HybridTable, re-reads it and compares
+// (PersistRocksDBOptions); loading it back yields an equivalent HybridTable.
+TEST(OptionsTest, OptionsFileRoundTrip) {
+  test::ScratchDir dir("optfile");
+  Options options;
+  options.create_if_missing = true;
+  ConfigOptions config;
+  ASSERT_OK(GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), kHybridString,
+                                             static_cast<ColumnFamilyOptions*>(&options)));
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(options, dir.path(), &raw));
+    std::unique_ptr<DB> db(raw);
+    ASSERT_OK(db->Put(WriteOptions(), "key", "value"));
+    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(db->Close());
+  }
+  std::string options_file;
+  ASSERT_OK(GetLatestOptionsFileName(dir.path(), Env::Default(), &options_file));
+  std::string text;
+  ASSERT_OK(ReadFileToString(Env::Default(), dir.Sub(options_file), &text));
+  EXPECT_NE(text.find("[TableOptions/HybridTable \"default\"]"), std::string::npos) << text;
+  EXPECT_NE(text.find("block_size=8192"), std::string::npos);
+
+  DBOptions db_opts;
+  std::vector<ColumnFamilyDescriptor> cfs;
+  ASSERT_OK(LoadLatestOptions(config, dir.path(), &db_opts, &cfs));
+  ASSERT_EQ(cfs.size(), 1u);
+  const auto& loaded = cfs[0].options.table_factory;
+  EXPECT_STREQ(loaded->Name(), "HybridTable");
+  EXPECT_EQ(loaded->GetOptions<BlockBasedTableOptions>()->block_size, 8192u);
+  std::string mismatch;
+  EXPECT_TRUE(options.table_factory->AreEquivalent(config, loaded.get(), &mismatch)) << mismatch;
+
+  // Open again with only what the OPTIONS file says, as `db_bench --options_file` does.
+  std::vector<ColumnFamilyHandle*> handles;
+  DB* raw = nullptr;
+  ASSERT_OK(DB::Open(db_opts, dir.path(), cfs, &handles, &raw));
+  std::unique_ptr<DB> db(raw);
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), "key", &v));
+  EXPECT_EQ(v, "value");
+  ASSERT_OK(CheckOptionsCompatibility(config, dir.path(), db_opts, cfs));
+  for (auto* h : handles) ASSERT_OK(db->DestroyColumnFamilyHandle(h));
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,81 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "test_util.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace test {
+
+ScratchDir::ScratchDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string root = (base != nullptr && *base != '\0') ? base : "/tmp";
+  std::string pattern = root + "/hybridkv-" + name + "-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  const char* made = mkdtemp(buf.data());
+  path_ = made != nullptr ? made : pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  if (std::getenv("HYBRIDKV_KEEP_TEST_DIRS") == nullptr) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+}
+
+int RunCommand(const std::string& command, std::string* output) {
+  output->clear();
+  std::string full = command + " 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  if (pipe == nullptr) {
+    return -1;
+  }
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    output->append(buf.data(), n);
+  }
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::pair<std::string, std::string>> ScanAll(
+    DB* db, ColumnFamilyHandle* cf, const Snapshot* snapshot) {
+  ReadOptions ro;
+  ro.snapshot = snapshot;
+  std::unique_ptr<Iterator> it(
+      cf == nullptr ? db->NewIterator(ro) : db->NewIterator(ro, cf));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    out.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  if (!it->status().ok()) {
+    out.emplace_back("<iterator error>", it->status().ToString());
+  }
+  return out;
+}
+
+std::vector<std::string> FilesWithSuffix(const std::string& dir,
+                                         const std::string& suffix) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+}  // namespace test
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
