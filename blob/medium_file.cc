@@ -1,0 +1,273 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/blob/medium_file.h"
+
+#include "file/random_access_file_reader.h"
+#include "file/writable_file_writer.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+IOStatus Corrupt(const std::string& path, uint64_t offset, const std::string& what) {
+  return IOStatus::Corruption("medium file " + path + " at offset " +
+                              std::to_string(offset) + ": " + what);
+}
+
+}  // namespace
+
+std::string MediumFileName(const std::string& dir, uint64_t number) {
+  return dir + "/" + std::to_string(number) + kMediumFileSuffix;
+}
+
+MediumFileWriter::MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
+                                   std::unique_ptr<WritableFileWriter> file)
+    : fs_(fs), path_(std::move(path)), file_(std::move(file)) {}
+
+MediumFileWriter::~MediumFileWriter() {
+  if (file_ != nullptr && !finished_) {
+    Abandon();
+  }
+}
+
+IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
+                                  const std::string& path, const FileOptions& file_options,
+                                  std::unique_ptr<MediumFileWriter>* writer) {
+  std::unique_ptr<WritableFileWriter> file;
+  IOStatus s = WritableFileWriter::Create(fs, path, file_options, &file, nullptr);
+  if (!s.ok()) {
+    return s;
+  }
+  std::unique_ptr<MediumFileWriter> w(new MediumFileWriter(fs, path, std::move(file)));
+  char header[kMediumFileHeaderSize];
+  EncodeFixed64(header, kMediumFileMagic);
+  EncodeFixed32(header + 8, kMediumFileVersion);
+  EncodeFixed32(header + 12, crc32c::Mask(crc32c::Value(header, 12)));
+  s = w->file_->Append(IOOptions(), Slice(header, sizeof(header)));
+  if (!s.ok()) {
+    w->Abandon();
+    return s;
+  }
+  w->offset_ = sizeof(header);
+  *writer = std::move(w);
+  return s;
+}
+
+IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
+                               MediumRecordHandle* handle) {
+  scratch_.assign(4, '\0');  // crc, filled in below
+  PutVarint32(&scratch_, static_cast<uint32_t>(user_key.size()));
+  PutVarint32(&scratch_, static_cast<uint32_t>(value.size()));
+  scratch_.append(user_key.data(), user_key.size());
+  scratch_.append(value.data(), value.size());
+  EncodeFixed32(&scratch_[0],
+                crc32c::Mask(crc32c::Value(scratch_.data() + 4, scratch_.size() - 4)));
+  IOStatus s = file_->Append(IOOptions(), scratch_);
+  if (!s.ok()) {
+    return s;
+  }
+  handle->offset = offset_;
+  handle->size = static_cast<uint32_t>(scratch_.size());
+  offset_ += scratch_.size();
+  num_records_++;
+  value_bytes_ += value.size();
+  return s;
+}
+
+IOStatus MediumFileWriter::Finish() {
+  char footer[kMediumFileFooterSize];
+  EncodeFixed64(footer, num_records_);
+  EncodeFixed64(footer + 8, offset_);
+  EncodeFixed32(footer + 16, crc32c::Mask(crc32c::Value(footer, 16)));
+  EncodeFixed32(footer + 20, kMediumFileVersion);
+  EncodeFixed64(footer + 24, kMediumFileMagic);
+  IOOptions io;
+  IOStatus s = file_->Append(io, Slice(footer, sizeof(footer)));
+  if (s.ok()) s = file_->Sync(io, /*use_fsync=*/true);
+  if (s.ok()) s = file_->Close(io);
+  if (s.ok()) {
+    offset_ += sizeof(footer);
+    std::unique_ptr<FSDirectory> dir;
+    s = fs_->NewDirectory(DirName(path_), io, &dir, nullptr);
+    if (s.ok()) s = dir->FsyncWithDirOptions(io, nullptr, DirFsyncOptions(path_));
+    if (s.ok()) s = dir->Close(io, nullptr);
+  }
+  if (s.ok()) {
+    finished_ = true;
+    file_.reset();
+  }
+  return s;
+}
+
+void MediumFileWriter::Abandon() {
+  if (file_ != nullptr) {
+    file_->Close(IOOptions()).PermitUncheckedError();
+    file_.reset();
+  }
+  fs_->DeleteFile(path_, IOOptions(), nullptr).PermitUncheckedError();
+  finished_ = true;
+}
+
+Status DecodeMediumRecord(const Slice& record, Slice* key, Slice* value) {
+  if (record.size() < 6) {
+    return Status::Corruption("medium record too short");
+  }
+  uint32_t expected = crc32c::Unmask(DecodeFixed32(record.data()));
+  if (crc32c::Value(record.data() + 4, record.size() - 4) != expected) {
+    return Status::Corruption("medium record checksum mismatch");
+  }
+  Slice in(record.data() + 4, record.size() - 4);
+  uint32_t key_size, value_size;
+  if (!GetVarint32(&in, &key_size) || !GetVarint32(&in, &value_size) ||
+      in.size() != static_cast<uint64_t>(key_size) + value_size) {
+    return Status::Corruption("medium record has bad lengths");
+  }
+  *key = Slice(in.data(), key_size);
+  *value = Slice(in.data() + key_size, value_size);
+  return Status::OK();
+}
+
+MediumFileReader::MediumFileReader(std::string path,
+                                   std::unique_ptr<RandomAccessFileReader> file)
+    : path_(std::move(path)), file_(std::move(file)) {}
+
+MediumFileReader::~MediumFileReader() = default;
+
+IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs, const std::string& path,
+                                const FileOptions& file_options,
+                                std::unique_ptr<MediumFileReader>* reader) {
+  uint64_t size = 0;
+  IOStatus s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
+  if (!s.ok()) {
+    return s;
+  }
+  if (size < kMediumFileHeaderSize + kMediumFileFooterSize) {
+    return Corrupt(path, 0, "file is " + std::to_string(size) +
+                                " bytes, shorter than header and footer");
+  }
+  std::unique_ptr<RandomAccessFileReader> file;
+  s = RandomAccessFileReader::Create(fs, path, file_options, &file, nullptr);
+  if (!s.ok()) {
+    return s;
+  }
+  std::unique_ptr<MediumFileReader> r(new MediumFileReader(path, std::move(file)));
+  char header_buf[kMediumFileHeaderSize];
+  char footer_buf[kMediumFileFooterSize];
+  Slice header, footer;
+  IOOptions io;
+  s = r->file_->Read(io, 0, sizeof(header_buf), &header, header_buf, nullptr);
+  if (s.ok()) {
+    s = r->file_->Read(io, size - sizeof(footer_buf), sizeof(footer_buf), &footer,
+                       footer_buf, nullptr);
+  }
+  if (!s.ok()) {
+    return s;
+  }
+  if (header.size() != kMediumFileHeaderSize ||
+      DecodeFixed64(header.data()) != kMediumFileMagic ||
+      crc32c::Unmask(DecodeFixed32(header.data() + 12)) !=
+          crc32c::Value(header.data(), 12)) {
+    return Corrupt(path, 0, "bad header (not a medium file, or damaged)");
+  }
+  if (DecodeFixed32(header.data() + 8) != kMediumFileVersion) {
+    return IOStatus::NotSupported("medium file " + path + " has format version " +
+                                  std::to_string(DecodeFixed32(header.data() + 8)) +
+                                  "; this HybridKV reads version " +
+                                  std::to_string(kMediumFileVersion));
+  }
+  const uint64_t footer_offset = size - kMediumFileFooterSize;
+  if (footer.size() != kMediumFileFooterSize ||
+      DecodeFixed64(footer.data() + 24) != kMediumFileMagic ||
+      crc32c::Unmask(DecodeFixed32(footer.data() + 16)) !=
+          crc32c::Value(footer.data(), 16) ||
+      DecodeFixed64(footer.data() + 8) != footer_offset) {
+    return Corrupt(path, footer_offset, "bad footer (truncated or damaged file)");
+  }
+  r->num_records_ = DecodeFixed64(footer.data());
+  r->data_end_ = footer_offset;
+  *reader = std::move(r);
+  return s;
+}
+
+IOStatus MediumFileReader::Read(const IOOptions& io_options, const MediumRecordHandle& handle,
+                                const Slice& user_key, std::string* value) const {
+  if (handle.offset < kMediumFileHeaderSize || handle.offset + handle.size > data_end_) {
+    return Corrupt(path_, handle.offset, "record of " + std::to_string(handle.size) +
+                                             " bytes lies outside the data region");
+  }
+  std::string scratch;
+  Slice record;
+  IOStatus s = ReadRange(io_options, handle.offset, handle.size, &scratch, &record);
+  if (!s.ok()) {
+    return s;
+  }
+  Slice key, v;
+  Status d = DecodeMediumRecord(record, &key, &v);
+  if (!d.ok()) {
+    return Corrupt(path_, handle.offset, d.getState());
+  }
+  if (key != user_key) {
+    return Corrupt(path_, handle.offset, "record holds another key than the pointer's");
+  }
+  value->assign(v.data(), v.size());
+  return s;
+}
+
+IOStatus MediumFileReader::ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
+                                     std::string* scratch, Slice* result) const {
+  scratch->resize(n);
+  IOStatus s = file_->Read(io_options, offset, n, result, &(*scratch)[0], nullptr);
+  if (s.ok() && result->size() != n) {
+    return Corrupt(path_, offset, "short read of " + std::to_string(result->size()) +
+                                      " bytes, expected " + std::to_string(n));
+  }
+  return s;
+}
+
+Status MediumFileReader::VerifyChecksums(const IOOptions& io_options) const {
+  constexpr size_t kChunk = 1 << 20;
+  std::string scratch;
+  uint64_t offset = kMediumFileHeaderSize;
+  uint64_t records = 0;
+  std::string pending;  // a record split across chunks
+  while (offset < data_end_) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, data_end_ - offset));
+    Slice chunk;
+    IOStatus s = ReadRange(io_options, offset, n, &scratch, &chunk);
+    if (!s.ok()) return s;
+    pending.append(chunk.data(), chunk.size());
+    offset += n;
+    Slice in(pending);
+    while (in.size() >= 6) {
+      Slice header(in.data() + 4, in.size() - 4);
+      uint32_t key_size, value_size;
+      if (!GetVarint32(&header, &key_size) || !GetVarint32(&header, &value_size)) break;
+      size_t record_size = static_cast<size_t>(header.data() - in.data()) + key_size + value_size;
+      if (record_size > in.size()) break;
+      Slice key, value;
+      Status d = DecodeMediumRecord(Slice(in.data(), record_size), &key, &value);
+      if (!d.ok()) {
+        return Corrupt(path_, offset - pending.size() + (in.data() - pending.data()),
+                       d.getState());
+      }
+      records++;
+      in.remove_prefix(record_size);
+    }
+    pending.erase(0, pending.size() - in.size());
+  }
+  if (!pending.empty() || records != num_records_) {
+    return Corrupt(path_, data_end_, "found " + std::to_string(records) +
+                                         " whole records, the footer says " +
+                                         std::to_string(num_records_));
+  }
+  return Status::OK();
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
