@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rocksdb/rocksdb_namespace.h"
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 

@@ -51,6 +51,7 @@ cmake_args=(
   -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON -DWITH_TOOLS=ON -DWITH_CORE_TOOLS=ON
   -DWITH_TRACE_TOOLS=OFF -DWITH_JNI=OFF
   -DFAIL_ON_WARNINGS=OFF
+  -DROCKSDB_BUILD_SHARED=OFF  # tools link the static library, which contains the plugin
 )
 flavor=release
 if [ $sanitize -eq 1 ]; then

@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "rocksdb/utilities/options_type.h"
@@ -11,15 +12,78 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
+// RocksDB parses `table_factory` without PrepareOptions, and by default ignores unsupported
+// ids by leaving a null object. For `inner` that would be a silent null factory, so an empty
+// value, an unknown id or a nested HybridTable is an error here, whatever the ConfigOptions say.
+Status ParseInner(const ConfigOptions& config_options, const std::string& /*name*/,
+                  const std::string& value, void* addr) {
+  auto* inner = static_cast<std::shared_ptr<TableFactory>*>(addr);
+  if (value.empty() || value == kNullptrString) {
+    return Status::InvalidArgument(
+        "HybridTable: option 'inner' is empty. Omit it to wrap the default BlockBasedTable, "
+        "or name a table factory, e.g. inner={id=BlockBasedTable;block_size=8192}.");
+  }
+  ConfigOptions strict = config_options;
+  strict.ignore_unsupported_options = false;
+  std::shared_ptr<TableFactory> created;
+  Status s = TableFactory::CreateFromString(strict, value, &created);
+  if (s.ok() && created == nullptr) {
+    s = Status::NotFound("no table factory created");
+  }
+  if (!s.ok()) {
+    return Status::InvalidArgument("HybridTable: cannot create the inner table factory from '" +
+                                   value + "': " + s.ToString() +
+                                   ". Use a registered id such as BlockBasedTable.");
+  }
+  if (created->IsInstanceOf(HybridTableFactory::kClassName())) {
+    return Status::InvalidArgument(
+        "HybridTable: 'inner' must not itself be a HybridTable; wrap BlockBasedTable instead.");
+  }
+  *inner = std::move(created);
+  return Status::OK();
+}
+
+std::unordered_map<std::string, ClassifyBy> classify_by_names = {
+    {"size", ClassifyBy::kSize}, {"ratio", ClassifyBy::kRatio}};
+
 std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
+    {"classify_by", OptionTypeInfo::Enum<ClassifyBy>(
+                        offsetof(struct HybridTableOptions, classify_by), &classify_by_names)},
+    {"medium_min_value_size",
+     {offsetof(struct HybridTableOptions, medium_min_value_size), OptionType::kUInt32T,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"medium_max_value_size",
+     {offsetof(struct HybridTableOptions, medium_max_value_size), OptionType::kUInt32T,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"small_medium_ratio",
+     {offsetof(struct HybridTableOptions, small_medium_ratio), OptionType::kDouble,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"medium_large_ratio",
+     {offsetof(struct HybridTableOptions, medium_large_ratio), OptionType::kDouble,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"merge_level",
+     {offsetof(struct HybridTableOptions, merge_level), OptionType::kInt,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
     // Serialized as a nested object, `inner={id=BlockBasedTable;block_size=...}`, and compared
     // in full when RocksDB verifies a persisted OPTIONS file.
     {"inner", OptionTypeInfo::AsCustomSharedPtr<TableFactory>(
                   offsetof(struct HybridTableOptions, inner),
-                  OptionVerificationType::kNormal, OptionTypeFlags::kNone)},
+                  OptionVerificationType::kNormal, OptionTypeFlags::kNone)
+                  .SetParseFunc(ParseInner)},
 };
 
 }  // namespace
+
+ValueClass HybridTableOptions::Classify(size_t key_size, size_t value_size) const {
+  if (classify_by == ClassifyBy::kSize) {
+    if (value_size < medium_min_value_size) return ValueClass::kSmall;
+    return value_size <= medium_max_value_size ? ValueClass::kMedium : ValueClass::kLarge;
+  }
+  const double ratio = static_cast<double>(key_size) /
+                       static_cast<double>(key_size + value_size + (key_size + value_size == 0));
+  if (ratio > small_medium_ratio) return ValueClass::kSmall;
+  return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
+}
 
 HybridTableFactory::HybridTableFactory(HybridTableOptions options)
     : options_(std::move(options)) {
@@ -44,8 +108,47 @@ Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
 
 Status HybridTableFactory::ValidateOptions(
     const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
-  if (options_.inner == nullptr) {
+  const HybridTableOptions& o = options_;
+  if (o.inner == nullptr) {
     return Status::InvalidArgument("HybridTable: option 'inner' is empty.");
+  }
+  if (o.medium_min_value_size <= kMaxMediumPointerSize) {
+    return Status::InvalidArgument(
+        "HybridTable: medium_min_value_size=" + std::to_string(o.medium_min_value_size) +
+        " is not larger than a medium pointer (up to " + std::to_string(kMaxMediumPointerSize) +
+        " bytes), so separating such values would grow the SSTs. Set medium_min_value_size "
+        "above " + std::to_string(kMaxMediumPointerSize) + ".");
+  }
+  if (o.medium_min_value_size > o.medium_max_value_size) {
+    return Status::InvalidArgument(
+        "HybridTable: the medium band is empty: medium_min_value_size=" +
+        std::to_string(o.medium_min_value_size) + " > medium_max_value_size=" +
+        std::to_string(o.medium_max_value_size) + ". Make medium_min_value_size the smaller.");
+  }
+  if (o.classify_by == ClassifyBy::kRatio &&
+      !(0 < o.medium_large_ratio && o.medium_large_ratio < o.small_medium_ratio &&
+        o.small_medium_ratio < 1)) {
+    return Status::InvalidArgument(
+        "HybridTable: with classify_by=ratio, need 0 < medium_large_ratio < "
+        "small_medium_ratio < 1; got medium_large_ratio=" +
+        std::to_string(o.medium_large_ratio) +
+        ", small_medium_ratio=" + std::to_string(o.small_medium_ratio) + ".");
+  }
+  if (cf_opts.enable_blob_files && o.classify_by == ClassifyBy::kSize &&
+      cf_opts.min_blob_size <= o.medium_max_value_size) {
+    return Status::InvalidArgument(
+        "HybridTable: min_blob_size=" + std::to_string(cf_opts.min_blob_size) +
+        " overlaps the medium band (medium_max_value_size=" +
+        std::to_string(o.medium_max_value_size) + "): BlobDB would take medium values. Set "
+        "min_blob_size=" + std::to_string(uint64_t{o.medium_max_value_size} + 1) +
+        ", as hybridkv::ConfigureOptions does.");
+  }
+  const int num_levels = cf_opts.num_levels;
+  if (o.merge_level >= num_levels || o.merge_level < -num_levels) {
+    return Status::InvalidArgument(
+        "HybridTable: merge_level=" + std::to_string(o.merge_level) + " is outside [" +
+        std::to_string(-num_levels) + ", " + std::to_string(num_levels - 1) +
+        "] for num_levels=" + std::to_string(num_levels) + ".");
   }
   // Configurable::ValidateOptions also validates the inner factory, a registered option.
   return TableFactory::ValidateOptions(db_opts, cf_opts);

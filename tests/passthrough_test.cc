@@ -343,10 +343,8 @@ TEST(MigrationTest, StockToHybridAndBack) {
     DB* raw = nullptr;
     ASSERT_OK(DB::Open(options, dir.path(), &raw)) << "step " << step;
     std::unique_ptr<DB> db(raw);
-    auto scanned = test::ScanAll(db.get());
-    ASSERT_EQ(scanned, std::vector<std::pair<std::string, std::string>>(model.begin(),
-                                                                        model.end()))
-        << "step " << step;
+    using Pairs = std::vector<std::pair<std::string, std::string>>;
+    ASSERT_EQ(test::ScanAll(db.get()), Pairs(model.begin(), model.end())) << "step " << step;
     for (int i = step; i < 5000; i += 3) {
       model[Key(i)] = Value(i, step);
       ASSERT_OK(db->Put(WriteOptions(), Key(i), model[Key(i)]));

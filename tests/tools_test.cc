@@ -86,8 +86,8 @@ TEST(ToolsTest, LdbScanReadsHybridTableDb) {
   std::string out;
   ASSERT_EQ(test::RunCommand(std::string(HYBRIDKV_LDB) + " --db=" + dir.path() + " scan", &out),
             0) << out;
-  EXPECT_NE(out.find("key1000000 : value0\n"), std::string::npos) << out.substr(0, 500);
-  EXPECT_NE(out.find("key1000499 : value499\n"), std::string::npos);
+  EXPECT_NE(out.find("key1000000 ==> value0\n"), std::string::npos) << out.substr(0, 500);
+  EXPECT_NE(out.find("key1000499 ==> value499\n"), std::string::npos);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 500);
 }
 
