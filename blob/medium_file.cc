@@ -10,17 +10,17 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 IOStatus Corrupt(const std::string& path, uint64_t offset, const std::string& what) {
   return IOStatus::Corruption("medium file " + path + " at offset " +
                               std::to_string(offset) + ": " + what);
 }
 
 }  // namespace
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
 
 std::string MediumFileName(const std::string& dir, uint64_t number) {
   return dir + "/" + std::to_string(number) + kMediumFileSuffix;

@@ -42,6 +42,9 @@ constexpr size_t kMediumFileHeaderSize = 16;
 constexpr size_t kMediumFileFooterSize = 32;
 const char* const kMediumFileSuffix = ".medium";
 
+// The directory part of `path` ("." when it has none).
+std::string DirName(const std::string& path);
+
 // `<dir>/<number>.medium`
 std::string MediumFileName(const std::string& dir, uint64_t number);
 

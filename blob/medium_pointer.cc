@@ -27,8 +27,7 @@ void EncodeMediumPointer(const SipKey& secret, const MediumPointer& pointer,
   PutFixed64(out, Mac(secret, fields, user_key));
 }
 
-bool DecodeMediumPointer(const SipKey& secret, const Slice& value, const Slice& user_key,
-                         MediumPointer* pointer) {
+bool PeekMediumPointer(const Slice& value, MediumPointer* pointer) {
   if (!MayBeMediumPointer(value)) {
     return false;
   }
@@ -38,8 +37,18 @@ bool DecodeMediumPointer(const SipKey& secret, const Slice& value, const Slice& 
       !GetVarint32(&in, &p.handle.size) || in.size() != kMediumPointerMacSize) {
     return false;
   }
+  *pointer = p;
+  return true;
+}
+
+bool DecodeMediumPointer(const SipKey& secret, const Slice& value, const Slice& user_key,
+                         MediumPointer* pointer) {
+  MediumPointer p;
+  if (!PeekMediumPointer(value, &p)) {
+    return false;
+  }
   const Slice fields(value.data(), value.size() - kMediumPointerMacSize);
-  if (DecodeFixed64(in.data()) != Mac(secret, fields, user_key)) {
+  if (DecodeFixed64(value.data() + fields.size()) != Mac(secret, fields, user_key)) {
     return false;
   }
   *pointer = p;

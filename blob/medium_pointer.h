@@ -46,6 +46,10 @@ void EncodeMediumPointer(const SipKey& secret, const MediumPointer& pointer,
 bool DecodeMediumPointer(const SipKey& secret, const Slice& value, const Slice& user_key,
                          MediumPointer* pointer);
 
+// Decodes the location fields without checking the MAC. Only for entries HybridKV itself wrote
+// (kTypeBlobIndex with the pointer tag), whose origin is already certain.
+bool PeekMediumPointer(const Slice& value, MediumPointer* pointer);
+
 // Cheap pre-check on the tag byte alone: false means `value` is certainly not a pointer.
 inline bool MayBeMediumPointer(const Slice& value) {
   return value.size() >= 1 + 3 + kMediumPointerMacSize &&

@@ -1,56 +1,63 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <string>
+
+#include "plugin/hybridkv/blob/medium_pointer.h"
 #include "table/internal_iterator.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// An iterator over one HybridTable SST. It forwards every InternalIterator virtual, defaulted
-// ones included, so that bounds checks, lazy values (PrepareValue), pinning, readahead state
-// and range-deletion sentinels behave exactly as in the inner format.
+class HybridTableReader;
+
+// An iterator over one HybridTable SST that references medium files. Pointer entries
+// (kTypeBlobIndex with the pointer tag) are presented as kTypeValue entries whose value is
+// either the envelope (kEnvelope, for compactions) or the medium value it points to
+// (kResolve, for everyone else). Other entries, including BlobDB's own blob indexes, pass
+// through untouched.
+//
+// Every InternalIterator virtual is forwarded, defaulted ones included. With
+// allow_unprepared_value, values are resolved in PrepareValue(), so entries a caller skips
+// cost no medium read.
 class HybridIterator : public InternalIterator {
  public:
+  enum class Mode { kEnvelope, kResolve };
+
   // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so only its
-  // destructor may run.
-  HybridIterator(InternalIterator* inner, bool inner_in_arena)
-      : inner_(inner), inner_in_arena_(inner_in_arena) {}
-  ~HybridIterator() override {
-    if (inner_in_arena_) {
-      inner_->~InternalIterator();
-    } else {
-      delete inner_;
-    }
-  }
+  // destructor may run. kEnvelope needs `secret`: a pointer that does not verify under it
+  // fails the iteration instead of reaching a compaction as a plain value.
+  HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
+                 HybridTableReader* table, bool allow_unprepared_value, const SipKey& secret);
+  ~HybridIterator() override;
 
   void SetRangeDelReadSeqno(SequenceNumber read_seqno) override {
     inner_->SetRangeDelReadSeqno(read_seqno);
   }
-  bool Valid() const override { return inner_->Valid(); }
-  void SeekToFirst() override { inner_->SeekToFirst(); }
-  void SeekToLast() override { inner_->SeekToLast(); }
-  void Seek(const Slice& target) override { inner_->Seek(target); }
-  void SeekForPrev(const Slice& target) override { inner_->SeekForPrev(target); }
-  void Next() override { inner_->Next(); }
-  bool NextAndGetResult(IterateResult* result) override {
-    return inner_->NextAndGetResult(result);
-  }
-  void Prev() override { inner_->Prev(); }
-  Slice key() const override { return inner_->key(); }
+  bool Valid() const override { return inner_->Valid() && status_.ok(); }
+  void SeekToFirst() override { inner_->SeekToFirst(); Update(); }
+  void SeekToLast() override { inner_->SeekToLast(); Update(); }
+  void Seek(const Slice& target) override { inner_->Seek(target); Update(); }
+  void SeekForPrev(const Slice& target) override { inner_->SeekForPrev(target); Update(); }
+  void Next() override { inner_->Next(); Update(); }
+  bool NextAndGetResult(IterateResult* result) override;
+  void Prev() override { inner_->Prev(); Update(); }
+  Slice key() const override { return is_pointer_ ? Slice(key_buffer_) : inner_->key(); }
   uint64_t write_unix_time() const override { return inner_->write_unix_time(); }
   Slice user_key() const override { return inner_->user_key(); }
-  Slice value() const override { return inner_->value(); }
-  Status status() const override { return inner_->status(); }
-  bool PrepareValue() override { return inner_->PrepareValue(); }
+  Slice value() const override;
+  Status status() const override { return status_.ok() ? inner_->status() : status_; }
+  bool PrepareValue() override;
   bool MayBeOutOfLowerBound() override { return inner_->MayBeOutOfLowerBound(); }
-  IterBoundCheck UpperBoundCheckResult() override {
-    return inner_->UpperBoundCheckResult();
-  }
+  IterBoundCheck UpperBoundCheckResult() override { return inner_->UpperBoundCheckResult(); }
   void SetPinnedItersMgr(PinnedIteratorsManager* pinned_iters_mgr) override {
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  bool IsKeyPinned() const override { return inner_->IsKeyPinned(); }
-  bool IsValuePinned() const override { return inner_->IsValuePinned(); }
+  // Rewritten keys and resolved values live in buffers that the next move overwrites.
+  bool IsKeyPinned() const override { return !is_pointer_ && inner_->IsKeyPinned(); }
+  bool IsValuePinned() const override {
+    return (!is_pointer_ || mode_ == Mode::kEnvelope) && inner_->IsValuePinned();
+  }
   Status GetProperty(std::string prop_name, std::string* prop) override {
     return inner_->GetProperty(std::move(prop_name), prop);
   }
@@ -60,13 +67,26 @@ class HybridIterator : public InternalIterator {
   void SetReadaheadState(ReadaheadFileInfo* readahead_file_info) override {
     inner_->SetReadaheadState(readahead_file_info);
   }
-  bool IsDeleteRangeSentinelKey() const override {
-    return inner_->IsDeleteRangeSentinelKey();
-  }
+  bool IsDeleteRangeSentinelKey() const override { return inner_->IsDeleteRangeSentinelKey(); }
 
  private:
+  // Classifies the entry the inner iterator is now at.
+  void Update();
+  bool Resolve();
+  Slice MacKey() const;
+
   InternalIterator* const inner_;
   const bool inner_in_arena_;
+  const Mode mode_;
+  HybridTableReader* const table_;
+  const bool allow_unprepared_value_;
+  const SipKey secret_;
+  Status status_;
+  bool is_pointer_ = false;
+  bool resolved_ = false;
+  MediumPointer pointer_;
+  std::string key_buffer_;
+  std::string value_buffer_;
 };
 
 }  // namespace hybridkv

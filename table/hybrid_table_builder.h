@@ -2,24 +2,44 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_merge_reader.h"
+#include "plugin/hybridkv/blob/siphash.h"
+#include "plugin/hybridkv/table/hybrid_stats.h"
+#include "plugin/hybridkv/table/hybrid_table_factory.h"
+#include "plugin/hybridkv/table/medium_refs.h"
 #include "table/table_builder.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Builds one HybridTable SST through the inner format's builder. Every virtual is forwarded,
-// including those TableBuilder gives a default body: GetTailSize sets the file's tail size,
-// NeedCompact marks it for compaction, SetSeqnoTimeTableProperties sets its creation time.
+// Builds one HybridTable SST through the inner format's builder, placing medium values:
+//
+// - flush and recovery: medium kTypeValue entries go to `<sst number>.medium`, in key order;
+//   the SST stores a pointer under value type kTypeBlobIndex;
+// - compaction above the merge level: pointers (which the reader hands compactions as
+//   kTypeValue envelopes) are stored as pointers again; other values stay inline;
+// - compaction at or below the merge level: pointers are resolved and written inline;
+// - anything else (SstFileWriter, ...): entries pass through untouched.
+//
+// A kTypeValue counts as a pointer only if its MAC verifies under the DB's secret, so a value
+// a client wrote that imitates one is kept as the plain value it is.
+//
+// Every TableBuilder virtual is forwarded, including those with a default body: GetTailSize
+// sets the file's tail size, NeedCompact marks it for compaction, SetSeqnoTimeTableProperties
+// sets its creation time.
 class HybridTableBuilder : public TableBuilder {
  public:
-  explicit HybridTableBuilder(TableBuilder* inner) : inner_(inner) {}
+  HybridTableBuilder(const HybridTableOptions& options, const TableFactory& inner_factory,
+                     const TableBuilderOptions& tbo, WritableFileWriter* file);
 
-  void Add(const Slice& key, const Slice& value) override { inner_->Add(key, value); }
-  Status status() const override { return inner_->status(); }
-  IOStatus io_status() const override { return inner_->io_status(); }
-  Status Finish() override { return inner_->Finish(); }
-  void Abandon() override { inner_->Abandon(); }
+  void Add(const Slice& key, const Slice& value) override;
+  Status status() const override;
+  IOStatus io_status() const override;
+  Status Finish() override;
+  void Abandon() override;
   uint64_t NumEntries() const override { return inner_->NumEntries(); }
   bool IsEmpty() const override { return inner_->IsEmpty(); }
   uint64_t FileSize() const override { return inner_->FileSize(); }
@@ -39,8 +59,43 @@ class HybridTableBuilder : public TableBuilder {
   }
 
  private:
+  enum class Mode { kPassThrough, kExtract, kKeepPointers, kInline };
+
+  // Adds `key` with its value type replaced by `type`.
+  void AddRetyped(const Slice& key, ValueType type, const Slice& value);
+  void ExtractMedium(const Slice& key, const Slice& mac_key, const Slice& value);
+
+  const HybridTableOptions options_;
+  Mode mode_ = Mode::kPassThrough;
+  const std::string dir_;
+  const uint64_t file_number_;
+  const size_t timestamp_size_;
+  const std::shared_ptr<FileSystem> fs_;
+  FileOptions medium_file_options_;
+  Logger* const logger_;
+  DbCounters* const counters_;
+  SipKey secret_;
+  bool have_secret_ = false;
+  Status status_;
+
+  // The inner builder's collectors: RocksDB's, forwarded, plus our refs collector. Declared
+  // before inner_, which uses them until it is destroyed.
+  InternalTblPropCollFactories collector_factories_;
   std::unique_ptr<TableBuilder> inner_;
+  std::unique_ptr<MediumFileWriter> medium_;      // kExtract, created on the first medium value
+  std::unique_ptr<MediumMergeReader> merge_reader_;  // kInline
+  std::string key_buffer_;
+  std::string value_buffer_;
+  uint64_t small_values_ = 0, small_bytes_ = 0, large_values_ = 0;
+  uint64_t kept_ = 0, inlined_ = 0, inlined_bytes_ = 0;
 };
+
+// The absolute merge level of a compaction described by `tbo`.
+int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo, DbCounters* counters);
+
+// Directories where a column family's SSTs, and so its medium files, may live.
+std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
+                                        const ImmutableOptions& ioptions);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

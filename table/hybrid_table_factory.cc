@@ -6,6 +6,7 @@
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
+#include "options/cf_options.h"
 #include "rocksdb/utilities/options_type.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -159,21 +160,36 @@ Status HybridTableFactory::NewTableReader(
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     std::unique_ptr<TableReader>* table_reader,
     bool prefetch_index_and_filter_in_cache) const {
+  const std::string dir = DirName(file->file_name());  // before `file` moves
   std::unique_ptr<TableReader> inner_reader;
   Status s = options_.inner->NewTableReader(
       ro, table_reader_options, std::move(file), file_size, &inner_reader,
       prefetch_index_and_filter_in_cache);
-  if (s.ok()) {
-    table_reader->reset(new HybridTableReader(std::move(inner_reader)));
+  if (!s.ok()) {
+    return s;
   }
+  const ImmutableOptions& io = table_reader_options.ioptions;
+  MediumReadContext context;
+  context.fs = io.fs;
+  context.dirs = MediumFileDirs(dir, io);
+  context.file_options = FileOptions(table_reader_options.env_options);
+  context.user_comparator = table_reader_options.internal_comparator.user_comparator();
+  context.timestamp_size = context.user_comparator->timestamp_size();
+  context.counters = CountersFor(dir);
+  if (auto props = inner_reader->GetTableProperties()) {
+    context.db_id = props->db_id;
+    if (table_reader_options.level >= 0) {
+      context.counters->NoteLevel(props->column_family_id, table_reader_options.level);
+    }
+  }
+  table_reader->reset(new HybridTableReader(std::move(inner_reader), std::move(context)));
   return s;
 }
 
 TableBuilder* HybridTableFactory::NewTableBuilder(
     const TableBuilderOptions& table_builder_options,
     WritableFileWriter* file) const {
-  return new HybridTableBuilder(
-      options_.inner->NewTableBuilder(table_builder_options, file));
+  return new HybridTableBuilder(options_, *options_.inner, table_builder_options, file);
 }
 
 std::unique_ptr<TableFactory> HybridTableFactory::Clone() const {

@@ -1,11 +1,25 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 
+#include "db/dbformat.h"
 #include "memory/arena.h"
+#include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/medium_merge_reader.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
+#include "plugin/hybridkv/table/medium_refs.h"
+#include "table/get_context.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+
+HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
+                                     MediumReadContext context)
+    : inner_(std::move(inner)), context_(std::move(context)) {
+  auto props = inner_->GetTableProperties();
+  MediumRefs refs;
+  // A property that does not decode counts as references: the slow path is always correct.
+  has_medium_refs_ = props != nullptr && (!GetMediumRefs(*props, &refs).ok() || !refs.empty());
+}
 
 InternalIterator* HybridTableReader::NewIterator(
     const ReadOptions& read_options, const SliceTransform* prefix_extractor,
@@ -14,13 +28,140 @@ InternalIterator* HybridTableReader::NewIterator(
   InternalIterator* inner = inner_->NewIterator(
       read_options, prefix_extractor, arena, skip_filters, caller,
       compaction_readahead_size, allow_unprepared_value);
+  if (!has_medium_refs_) {
+    return inner;
+  }
+  const auto mode = caller == TableReaderCaller::kCompaction ? HybridIterator::Mode::kEnvelope
+                                                             : HybridIterator::Mode::kResolve;
+  SipKey secret;
+  if (mode == HybridIterator::Mode::kEnvelope) {
+    Status s = GetSecret(&secret);
+    if (!s.ok()) {
+      if (arena != nullptr) {
+        inner->~InternalIterator();
+      } else {
+        delete inner;
+      }
+      return NewErrorInternalIterator<Slice>(s, arena);
+    }
+  }
   // The caller owns an arena-placed iterator's memory and only runs its destructor, so the
   // wrapper lives in the same arena as the iterator it wraps.
   if (arena != nullptr) {
-    return new (arena->AllocateAligned(sizeof(HybridIterator)))
-        HybridIterator(inner, /*inner_in_arena=*/true);
+    return new (arena->AllocateAligned(sizeof(HybridIterator))) HybridIterator(
+        inner, /*inner_in_arena=*/true, mode, this, allow_unprepared_value, secret);
   }
-  return new HybridIterator(inner, /*inner_in_arena=*/false);
+  return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
+                            allow_unprepared_value, secret);
+}
+
+// Drives the caller's GetContext from an iterator, one SaveValue per entry of the user key,
+// with the exact parsed key and the resolved value: merges, snapshots, read callbacks and range
+// tombstones are all handled by the GetContext itself, as for any table.
+Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
+                              GetContext* get_context, const SliceTransform* prefix_extractor,
+                              bool skip_filters) {
+  if (!has_medium_refs_) {
+    return inner_->Get(read_options, key, get_context, prefix_extractor, skip_filters);
+  }
+  ReadOptions ro = read_options;
+  ro.iterate_lower_bound = nullptr;
+  ro.iterate_upper_bound = nullptr;
+  ro.prefix_same_as_start = false;
+  ro.total_order_seek = true;
+  std::unique_ptr<InternalIterator> it(NewIterator(ro, prefix_extractor, /*arena=*/nullptr,
+                                                   skip_filters, TableReaderCaller::kUserGet));
+  const Slice lookup_user_key = ExtractUserKey(key);
+  for (it->Seek(key); it->Valid(); it->Next()) {
+    ParsedInternalKey parsed;
+    Status s = ParseInternalKey(it->key(), &parsed, /*log_err_key=*/false);
+    if (!s.ok()) {
+      return s;
+    }
+    if (!context_.user_comparator->EqualWithoutTimestamp(parsed.user_key, lookup_user_key)) {
+      break;
+    }
+    bool matched = false;
+    Status read_status;
+    // No pinner: the value may live in a buffer the next step overwrites, so GetContext
+    // copies it.
+    const bool more = get_context->SaveValue(parsed, it->value(), &matched, &read_status,
+                                             /*value_pinner=*/nullptr);
+    if (!read_status.ok()) {
+      return read_status;
+    }
+    if (!more) {
+      break;
+    }
+  }
+  Status s = it->status();
+  if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
+    get_context->MarkKeyMayExist();
+  }
+  return s;
+}
+
+Status HybridTableReader::VerifyChecksum(const ReadOptions& read_options,
+                                         TableReaderCaller caller) {
+  Status s = inner_->VerifyChecksum(read_options, caller);
+  if (!s.ok() || !has_medium_refs_) {
+    return s;
+  }
+  MediumRefs refs;
+  s = GetMediumRefs(*inner_->GetTableProperties(), &refs);
+  for (auto it = refs.begin(); s.ok() && it != refs.end(); ++it) {
+    std::shared_ptr<MediumFileReader> file;
+    s = GetMediumFile(it->first, &file);
+    if (s.ok()) {
+      s = file->VerifyChecksums(IOOptions());
+    }
+  }
+  return s;
+}
+
+Status HybridTableReader::GetMediumFile(uint64_t number,
+                                        std::shared_ptr<MediumFileReader>* file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = files_.find(number);
+  if (it != files_.end()) {
+    *file = it->second;
+    return Status::OK();
+  }
+  std::unique_ptr<MediumFileReader> opened;
+  IOStatus s = OpenMediumFile(context_.fs, context_.dirs, number, context_.file_options, &opened);
+  if (!s.ok()) {
+    return s;
+  }
+  *file = std::shared_ptr<MediumFileReader>(std::move(opened));
+  files_[number] = *file;
+  return Status::OK();
+}
+
+Status HybridTableReader::ResolvePointer(const MediumPointer& pointer, const Slice& user_key,
+                                         std::string* value) {
+  std::shared_ptr<MediumFileReader> file;
+  Status s = GetMediumFile(pointer.file_number, &file);
+  if (s.ok()) {
+    s = file->Read(IOOptions(), pointer.handle, user_key, value);
+  }
+  if (s.ok() && context_.counters != nullptr) {
+    context_.counters->medium_values_resolved++;
+    context_.counters->medium_bytes_resolved += value->size();
+    context_.counters->resolve_bytes_read += pointer.handle.size;
+  }
+  return s;
+}
+
+Status HybridTableReader::GetSecret(SipKey* secret) {
+  Status s = GetDbSecret(context_.fs, context_.dirs.front(), context_.db_id, /*create=*/false,
+                         secret);
+  if (s.IsNotFound()) {
+    return Status::Corruption(
+        "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
+        " is missing, but SSTs hold medium pointers. Restore the file from a backup or "
+        "checkpoint of this DB; compactions cannot proceed without it.");
+  }
+  return s;
 }
 
 }  // namespace hybridkv

@@ -1,20 +1,44 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/table/hybrid_stats.h"
 #include "table/table_reader.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Reads one HybridTable SST through the inner format's reader. Every virtual is forwarded,
-// including those TableReader gives a default body: a missing NewRangeTombstoneIterator would
-// silently bring deleted data back, a missing VerifyChecksum breaks DB::VerifyChecksum.
+// Where a table's medium files are and how to read them.
+struct MediumReadContext {
+  std::shared_ptr<FileSystem> fs;
+  std::vector<std::string> dirs;  // candidates, the SST's own directory first
+  FileOptions file_options;
+  const Comparator* user_comparator = nullptr;
+  size_t timestamp_size = 0;
+  std::string db_id;  // from the table's properties; finds the secret for compactions
+  DbCounters* counters = nullptr;
+};
+
+// Reads one HybridTable SST through the inner format's reader.
+//
+// Pointer entries are stored as kTypeBlobIndex. Iterators present them as kTypeValue: to
+// compactions (caller kCompaction) as the envelope itself, so that compactions above the merge
+// level never read medium values; to everyone else as the resolved value. An SST that
+// references no medium file (its properties say so) is served by the inner reader directly.
+//
+// Every virtual is forwarded, including those TableReader gives a default body: a missing
+// NewRangeTombstoneIterator would silently bring deleted data back, a missing VerifyChecksum
+// breaks DB::VerifyChecksum.
 class HybridTableReader : public TableReader {
  public:
-  explicit HybridTableReader(std::unique_ptr<TableReader> inner)
-      : inner_(std::move(inner)) {}
+  HybridTableReader(std::unique_ptr<TableReader> inner, MediumReadContext context);
 
   InternalIterator* NewIterator(const ReadOptions& read_options,
                                 const SliceTransform* prefix_extractor,
@@ -54,10 +78,7 @@ class HybridTableReader : public TableReader {
   }
   Status Get(const ReadOptions& read_options, const Slice& key,
              GetContext* get_context, const SliceTransform* prefix_extractor,
-             bool skip_filters = false) override {
-    return inner_->Get(read_options, key, get_context, prefix_extractor,
-                       skip_filters);
-  }
+             bool skip_filters = false) override;
   Status MultiGetFilter(const ReadOptions& read_options,
                         const SliceTransform* prefix_extractor,
                         MultiGetContext::Range* mget_range) override {
@@ -67,12 +88,20 @@ class HybridTableReader : public TableReader {
                 const MultiGetContext::Range* mget_range,
                 const SliceTransform* prefix_extractor,
                 bool skip_filters = false) override {
-    inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
+    if (has_medium_refs_) {
+      TableReader::MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
+    } else {
+      inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
+    }
   }
 #if USE_COROUTINES
   folly::coro::Task<void> MultiGetCoroutine(
       const ReadOptions& read_options, const MultiGetContext::Range* mget_range,
       const SliceTransform* prefix_extractor, bool skip_filters = false) override {
+    if (has_medium_refs_) {
+      return TableReader::MultiGetCoroutine(read_options, mget_range, prefix_extractor,
+                                            skip_filters);
+    }
     return inner_->MultiGetCoroutine(read_options, mget_range, prefix_extractor,
                                      skip_filters);
   }
@@ -84,16 +113,30 @@ class HybridTableReader : public TableReader {
   Status DumpTable(WritableFile* out_file) override {
     return inner_->DumpTable(out_file);
   }
+  // The SST's own checksums, then every record of every medium file it references.
   Status VerifyChecksum(const ReadOptions& read_options,
-                        TableReaderCaller caller) override {
-    return inner_->VerifyChecksum(read_options, caller);
-  }
+                        TableReaderCaller caller) override;
   void MarkObsolete(uint32_t uncache_aggressiveness) override {
     inner_->MarkObsolete(uncache_aggressiveness);
   }
 
+ // Reads the value `pointer` refers to for `user_key` (without timestamp).
+  Status ResolvePointer(const MediumPointer& pointer, const Slice& user_key,
+                        std::string* value);
+  // The DB secret, to check pointers handed to compactions; Corruption if it is missing.
+  Status GetSecret(SipKey* secret);
+  const MediumReadContext& context() const { return context_; }
+
  private:
+  Status GetMediumFile(uint64_t number, std::shared_ptr<MediumFileReader>* file);
+
   std::unique_ptr<TableReader> inner_;
+  const MediumReadContext context_;
+  bool has_medium_refs_ = false;
+  std::mutex mu_;  // guards files_
+  // Open medium files, by number. They live as long as this table reader, which RocksDB
+  // drops before the SST is deleted, and so before the files' references can reach zero.
+  std::map<uint64_t, std::shared_ptr<MediumFileReader>> files_;
 };
 
 }  // namespace hybridkv

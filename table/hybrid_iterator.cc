@@ -1,0 +1,106 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/table/hybrid_iterator.h"
+
+#include "db/dbformat.h"
+#include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/table/hybrid_table_reader.h"
+#include "util/coding.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
+                               HybridTableReader* table, bool allow_unprepared_value,
+                               const SipKey& secret)
+    : inner_(inner),
+      inner_in_arena_(inner_in_arena),
+      mode_(mode),
+      table_(table),
+      allow_unprepared_value_(allow_unprepared_value),
+      secret_(secret) {}
+
+HybridIterator::~HybridIterator() {
+  if (inner_in_arena_) {
+    inner_->~InternalIterator();
+  } else {
+    delete inner_;
+  }
+}
+
+Slice HybridIterator::MacKey() const {
+  const Slice user_key = inner_->user_key();
+  return Slice(user_key.data(), user_key.size() - table_->context().timestamp_size);
+}
+
+void HybridIterator::Update() {
+  is_pointer_ = false;
+  resolved_ = false;
+  status_ = Status::OK();
+  if (!inner_->Valid() || ExtractValueType(inner_->key()) != kTypeBlobIndex) {
+    return;
+  }
+  // The tag byte tells our pointers from BlobDB's blob indexes, so the value is needed now.
+  if (allow_unprepared_value_ && !inner_->PrepareValue()) {
+    return;  // the inner iterator is now invalid, with its status set
+  }
+  if (!PeekMediumPointer(inner_->value(), &pointer_)) {
+    return;
+  }
+  is_pointer_ = true;
+  const Slice key = inner_->key();
+  key_buffer_.assign(key.data(), key.size());
+  const uint64_t seq = DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
+  EncodeFixed64(&key_buffer_[key_buffer_.size() - kNumInternalBytes],
+                PackSequenceAndType(seq, kTypeValue));
+  if (mode_ == Mode::kEnvelope) {
+    MediumPointer verified;
+    if (!DecodeMediumPointer(secret_, inner_->value(), MacKey(), &verified)) {
+      status_ = Status::Corruption(
+          "HybridKV: a medium pointer for key '" + MacKey().ToString(true) +
+          "' does not verify under this DB's secret: " + std::string(kSecretFileName) +
+          " was replaced or the SST was copied from another DB. Restore the original secret "
+          "file.");
+    }
+  } else if (!allow_unprepared_value_) {
+    Resolve();
+  }
+}
+
+bool HybridIterator::Resolve() {
+  status_ = table_->ResolvePointer(pointer_, MacKey(), &value_buffer_);
+  resolved_ = status_.ok();
+  return resolved_;
+}
+
+Slice HybridIterator::value() const {
+  if (is_pointer_ && mode_ == Mode::kResolve) {
+    return value_buffer_;
+  }
+  return inner_->value();
+}
+
+bool HybridIterator::PrepareValue() {
+  if (!is_pointer_) {
+    return inner_->PrepareValue();
+  }
+  if (mode_ == Mode::kEnvelope || resolved_) {
+    return status_.ok();
+  }
+  return Resolve();
+}
+
+bool HybridIterator::NextAndGetResult(IterateResult* result) {
+  const bool valid = inner_->NextAndGetResult(result);
+  Update();
+  if (!valid || !Valid()) {
+    return false;
+  }
+  if (is_pointer_) {
+    result->key = key_buffer_;
+    result->value_prepared = mode_ == Mode::kEnvelope || resolved_;
+  }
+  return true;
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

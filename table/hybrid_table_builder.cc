@@ -1,0 +1,275 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/table/hybrid_table_builder.h"
+
+#include <algorithm>
+
+#include "db/dbformat.h"
+#include "logging/logging.h"
+#include "options/cf_options.h"
+#include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/medium_pointer.h"
+#include "util/coding.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
+  if (tbo.cur_file_num != 0) {
+    return tbo.cur_file_num;
+  }
+  // "<dir>/000123.sst"
+  const size_t slash = path.rfind('/');
+  return std::strtoull(path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr,
+                       10);
+}
+
+// A copy of `tbo` whose collectors are `factories`. TableBuilderOptions keeps the list behind
+// a const pointer, so it is rebuilt field by field.
+TableBuilderOptions WithCollectors(const TableBuilderOptions& tbo,
+                                   const InternalTblPropCollFactories* factories) {
+  TableBuilderOptions copy(
+      tbo.ioptions, tbo.moptions, tbo.read_options, tbo.write_options,
+      tbo.internal_comparator, factories, tbo.compression_type, tbo.compression_opts,
+      tbo.column_family_id, tbo.column_family_name, tbo.level_at_creation,
+      tbo.newest_key_time, tbo.is_bottommost, tbo.reason, tbo.oldest_key_time,
+      tbo.file_creation_time, tbo.db_id, tbo.db_session_id, tbo.target_file_size,
+      tbo.cur_file_num, tbo.last_level_inclusive_max_seqno_threshold);
+  copy.skip_filters = tbo.skip_filters;
+  return copy;
+}
+
+}  // namespace
+
+int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo, DbCounters* counters) {
+  if (merge_level >= 0) {
+    return merge_level;
+  }
+  // With dynamic level sizing (RocksDB 9's default) the last level is always num_levels - 1
+  // once anything has left L0; otherwise the deepest level seen so far.
+  const ImmutableOptions& io = tbo.ioptions;
+  int deepest = (io.compaction_style == kCompactionStyleLevel &&
+                 io.level_compaction_dynamic_level_bytes)
+                    ? io.num_levels - 1
+                    : counters->DeepestLevel(tbo.column_family_id);
+  return std::max(0, deepest + 1 + merge_level);
+}
+
+std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
+                                        const ImmutableOptions& ioptions) {
+  std::vector<std::string> dirs{sst_dir};
+  for (const auto* paths : {&ioptions.cf_paths, &ioptions.db_paths}) {
+    for (const DbPath& p : *paths) {
+      if (std::find(dirs.begin(), dirs.end(), p.path) == dirs.end()) {
+        dirs.push_back(p.path);
+      }
+    }
+  }
+  return dirs;
+}
+
+HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
+                                       const TableFactory& inner_factory,
+                                       const TableBuilderOptions& tbo,
+                                       WritableFileWriter* file)
+    : options_(options),
+      dir_(DirName(file->file_name())),
+      file_number_(FileNumberOf(tbo, file->file_name())),
+      timestamp_size_(tbo.internal_comparator.user_comparator()->timestamp_size()),
+      fs_(tbo.ioptions.fs),
+      logger_(tbo.ioptions.logger),
+      counters_(CountersFor(dir_)) {
+  if (tbo.internal_tbl_prop_coll_factories != nullptr) {
+    for (const auto& f : *tbo.internal_tbl_prop_coll_factories) {
+      collector_factories_.emplace_back(new ForwardingCollectorFactory(f.get()));
+    }
+  }
+  collector_factories_.emplace_back(new MediumRefsCollectorFactory());
+  inner_.reset(inner_factory.NewTableBuilder(WithCollectors(tbo, &collector_factories_), file));
+
+  medium_file_options_.use_direct_writes = tbo.ioptions.use_direct_io_for_flush_and_compaction;
+  medium_file_options_.use_direct_reads = tbo.ioptions.use_direct_io_for_flush_and_compaction;
+  switch (tbo.reason) {
+    case TableFileCreationReason::kFlush:
+    case TableFileCreationReason::kRecovery:
+      mode_ = Mode::kExtract;
+      break;
+    case TableFileCreationReason::kCompaction:
+      counters_->NoteLevel(tbo.column_family_id, tbo.level_at_creation);
+      mode_ = tbo.level_at_creation >= ResolveMergeLevel(options_.merge_level, tbo, counters_)
+                  ? Mode::kInline
+                  : Mode::kKeepPointers;
+      break;
+    default:
+      return;  // SstFileWriter and friends: never extract, never resolve
+  }
+  // Flushes create the secret on first use. Compactions only load it: if it is missing, no
+  // pointer of this DB can exist (the reader fails any compaction whose input has pointers
+  // that do not verify), so every value is plain.
+  Status s = GetDbSecret(fs_, dir_, tbo.db_id, /*create=*/mode_ == Mode::kExtract, &secret_);
+  if (s.ok()) {
+    have_secret_ = true;
+  } else if (!s.IsNotFound()) {
+    status_ = s;
+  }
+  if (mode_ == Mode::kInline) {
+    merge_reader_.reset(new MediumMergeReader(fs_, MediumFileDirs(dir_, tbo.ioptions),
+                                              medium_file_options_));
+  }
+}
+
+void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
+  if (!status_.ok()) {
+    return;
+  }
+  if (mode_ == Mode::kPassThrough || ExtractValueType(key) != kTypeValue) {
+    inner_->Add(key, value);
+    return;
+  }
+  const Slice user_key = ExtractUserKey(key);
+  // Pointers are bound to the user key without its timestamp, which compactions may rewrite.
+  const Slice mac_key(user_key.data(), user_key.size() - timestamp_size_);
+  MediumPointer pointer;
+  switch (mode_) {
+    case Mode::kExtract:
+      switch (options_.Classify(user_key.size(), value.size())) {
+        case ValueClass::kMedium:
+          ExtractMedium(key, mac_key, value);
+          return;
+        case ValueClass::kSmall:
+          small_values_++;
+          small_bytes_ += value.size();
+          break;
+        case ValueClass::kLarge:
+          large_values_++;
+          break;
+      }
+      break;
+    case Mode::kKeepPointers:
+      if (have_secret_ && DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
+        kept_++;
+        AddRetyped(key, kTypeBlobIndex, value);
+        return;
+      }
+      break;
+    case Mode::kInline:
+      if (have_secret_ && DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
+        status_ = merge_reader_->Read(pointer, mac_key, &value_buffer_);
+        if (status_.ok()) {
+          inlined_++;
+          inlined_bytes_ += value_buffer_.size();
+          inner_->Add(key, value_buffer_);
+        }
+        return;
+      }
+      break;
+    case Mode::kPassThrough:
+      break;
+  }
+  inner_->Add(key, value);
+}
+
+void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
+                                       const Slice& value) {
+  if (medium_ == nullptr) {
+    IOStatus s = MediumFileWriter::Create(fs_, MediumFileName(dir_, file_number_),
+                                          medium_file_options_, &medium_);
+    if (!s.ok()) {
+      status_ = s;
+      return;
+    }
+  }
+  MediumPointer pointer;
+  pointer.file_number = file_number_;
+  IOStatus s = medium_->Add(mac_key, value, &pointer.handle);
+  if (!s.ok()) {
+    status_ = s;
+    return;
+  }
+  value_buffer_.clear();
+  EncodeMediumPointer(secret_, pointer, mac_key, &value_buffer_);
+  AddRetyped(key, kTypeBlobIndex, value_buffer_);
+}
+
+void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type, const Slice& value) {
+  key_buffer_.assign(key.data(), key.size());
+  const uint64_t seq = DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
+  EncodeFixed64(&key_buffer_[key_buffer_.size() - kNumInternalBytes],
+                PackSequenceAndType(seq, type));
+  inner_->Add(key_buffer_, value);
+}
+
+Status HybridTableBuilder::status() const {
+  return status_.ok() ? inner_->status() : status_;
+}
+
+IOStatus HybridTableBuilder::io_status() const { return inner_->io_status(); }
+
+Status HybridTableBuilder::Finish() {
+  if (!status_.ok()) {
+    return status_;
+  }
+  // The medium file is durable before the SST exists, and so before the version edit that
+  // makes the SST live.
+  if (medium_ != nullptr) {
+    status_ = medium_->Finish();
+    if (!status_.ok()) {
+      inner_->Abandon();
+      medium_->Abandon();
+      return status_;
+    }
+  }
+  Status s = inner_->Finish();
+  if (!s.ok()) {
+    if (medium_ != nullptr) medium_->Abandon();
+    return s;
+  }
+  DbCounters& c = *counters_;
+  switch (mode_) {
+    case Mode::kExtract:
+      c.small_values_flushed += small_values_;
+      c.small_bytes_flushed += small_bytes_;
+      c.large_values_flushed += large_values_;
+      if (medium_ != nullptr) {
+        c.medium_values_extracted += medium_->num_records();
+        c.medium_bytes_extracted += medium_->value_bytes();
+        c.medium_files_created++;
+        ROCKS_LOG_INFO(logger_,
+                       "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
+                       " bytes) to %s; %" PRIu64 " small, %" PRIu64 " large kept",
+                       file_number_, medium_->num_records(), medium_->value_bytes(),
+                       medium_->path().c_str(), small_values_, large_values_);
+      }
+      break;
+    case Mode::kKeepPointers:
+      c.pointers_kept += kept_;
+      break;
+    case Mode::kInline:
+      c.medium_values_inlined += inlined_;
+      c.medium_bytes_inlined += inlined_bytes_;
+      c.merge_bytes_read += merge_reader_->bytes_read();
+      c.merge_reads += merge_reader_->reads_issued();
+      if (inlined_ > 0) {
+        ROCKS_LOG_INFO(logger_,
+                       "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
+                       " bytes) written back inline; %" PRIu64 " bytes read in %" PRIu64
+                       " reads",
+                       file_number_, inlined_, inlined_bytes_, merge_reader_->bytes_read(),
+                       merge_reader_->reads_issued());
+      }
+      break;
+    case Mode::kPassThrough:
+      break;
+  }
+  return s;
+}
+
+void HybridTableBuilder::Abandon() {
+  if (medium_ != nullptr) {
+    medium_->Abandon();
+  }
+  inner_->Abandon();
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,91 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/table/medium_refs.h"
+
+#include "db/dbformat.h"
+#include "plugin/hybridkv/blob/medium_pointer.h"
+#include "util/coding.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+constexpr uint32_t kRefsVersion = 1;
+
+class MediumRefsCollector : public InternalTblPropColl {
+ public:
+  Status InternalAdd(const Slice& key, const Slice& value, uint64_t /*file_size*/) override {
+    // Only our builder writes kTypeBlobIndex entries with the pointer tag; BlobDB's own blob
+    // indexes have type bytes below 3.
+    if (ExtractValueType(key) == kTypeBlobIndex && MayBeMediumPointer(value)) {
+      MediumPointer p;
+      if (PeekMediumPointer(value, &p)) {
+        MediumFileRef& ref = refs_[p.file_number];
+        ref.pointers++;
+        ref.record_bytes += p.handle.size;
+      }
+    }
+    return Status::OK();
+  }
+  void BlockAdd(uint64_t, uint64_t, uint64_t) override {}
+  Status Finish(UserCollectedProperties* properties) override {
+    if (!refs_.empty()) {
+      std::string encoded;
+      PutVarint32(&encoded, kRefsVersion);
+      PutVarint32(&encoded, static_cast<uint32_t>(refs_.size()));
+      for (const auto& [number, ref] : refs_) {
+        PutVarint64(&encoded, number);
+        PutVarint64(&encoded, ref.pointers);
+        PutVarint64(&encoded, ref.record_bytes);
+      }
+      properties->emplace(kMediumRefsProperty, std::move(encoded));
+    }
+    return Status::OK();
+  }
+  const char* Name() const override { return "HybridKVMediumRefsCollector"; }
+  UserCollectedProperties GetReadableProperties() const override {
+    std::string text;
+    for (const auto& [number, ref] : refs_) {
+      if (!text.empty()) text += " ";
+      text += std::to_string(number) + ":" + std::to_string(ref.pointers) + "/" +
+              std::to_string(ref.record_bytes);
+    }
+    return {{"hybridkv.medium.refs.readable", text}};
+  }
+
+ private:
+  MediumRefs refs_;
+};
+
+}  // namespace
+
+InternalTblPropColl* MediumRefsCollectorFactory::CreateInternalTblPropColl(
+    uint32_t, int, int, SequenceNumber) {
+  return new MediumRefsCollector();
+}
+
+Status GetMediumRefs(const TableProperties& props, MediumRefs* refs) {
+  refs->clear();
+  auto it = props.user_collected_properties.find(kMediumRefsProperty);
+  if (it == props.user_collected_properties.end()) {
+    return Status::OK();
+  }
+  Slice in(it->second);
+  uint32_t version, count;
+  if (!GetVarint32(&in, &version) || version != kRefsVersion || !GetVarint32(&in, &count)) {
+    return Status::Corruption("bad or unknown-version property " +
+                              std::string(kMediumRefsProperty));
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t number;
+    MediumFileRef ref;
+    if (!GetVarint64(&in, &number) || !GetVarint64(&in, &ref.pointers) ||
+        !GetVarint64(&in, &ref.record_bytes)) {
+      return Status::Corruption("truncated property " + std::string(kMediumRefsProperty));
+    }
+    (*refs)[number] = ref;
+  }
+  return Status::OK();
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
