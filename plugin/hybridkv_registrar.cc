@@ -7,16 +7,36 @@
 // May depend on: every other folder of HybridKV, and RocksDB.
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
+#include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "rocksdb/utilities/object_registry.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-std::shared_ptr<TableFactory> NewHybridTableFactory(
-    std::shared_ptr<TableFactory> inner) {
+std::shared_ptr<TableFactory> NewHybridTableFactory(const HybridTableOptions& options) {
+  return std::make_shared<HybridTableFactory>(options);
+}
+
+std::shared_ptr<TableFactory> NewHybridTableFactory(std::shared_ptr<TableFactory> inner) {
   HybridTableOptions options;
   options.inner = std::move(inner);
-  return std::make_shared<HybridTableFactory>(std::move(options));
+  return NewHybridTableFactory(options);
+}
+
+Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
+  Options configured = *options;
+  configured.table_factory = NewHybridTableFactory(hybrid.table);
+  configured.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+  configured.enable_blob_files = hybrid.enable_blob_files;
+  configured.min_blob_size = uint64_t{hybrid.table.medium_max_value_size} + 1;
+  configured.enable_blob_garbage_collection = hybrid.enable_blob_garbage_collection;
+  configured.blob_garbage_collection_age_cutoff = hybrid.blob_garbage_collection_age_cutoff;
+  Status s = configured.table_factory->ValidateOptions(DBOptions(configured),
+                                                       ColumnFamilyOptions(configured));
+  if (s.ok()) {
+    *options = std::move(configured);
+  }
+  return s;
 }
 
 }  // namespace hybridkv
@@ -25,13 +45,22 @@ std::shared_ptr<TableFactory> NewHybridTableFactory(
 // Called by RocksDB for every ObjectRegistry it creates (see ROCKSDB_PLUGIN_BUILTINS).
 extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                             const std::string& /*arg*/) {
+  using ROCKSDB_NAMESPACE::SstPartitionerFactory;
   using ROCKSDB_NAMESPACE::TableFactory;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVPartitionerFactory;
   using ROCKSDB_NAMESPACE::hybridkv::HybridTableFactory;
   library.AddFactory<TableFactory>(
       HybridTableFactory::kClassName(),
       [](const std::string& /*uri*/, std::unique_ptr<TableFactory>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new HybridTableFactory());
+        return guard->get();
+      });
+  library.AddFactory<SstPartitionerFactory>(
+      HybridKVPartitionerFactory::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<SstPartitionerFactory>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new HybridKVPartitionerFactory());
         return guard->get();
       });
   size_t num_types;

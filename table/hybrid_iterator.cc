@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 
 #include "db/dbformat.h"
+#include "db/pinned_iterators_manager.h"
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "util/coding.h"
@@ -35,6 +36,7 @@ Slice HybridIterator::MacKey() const {
 void HybridIterator::Update() {
   is_pointer_ = false;
   resolved_ = false;
+  value_pinned_ = false;
   status_ = Status::OK();
   if (!inner_->Valid() || ExtractValueType(inner_->key()) != kTypeBlobIndex) {
     return;
@@ -69,12 +71,20 @@ void HybridIterator::Update() {
 bool HybridIterator::Resolve() {
   status_ = table_->ResolvePointer(pointer_, MacKey(), &value_buffer_);
   resolved_ = status_.ok();
+  if (resolved_ && pinned_iters_mgr_ != nullptr && pinned_iters_mgr_->PinningEnabled()) {
+    auto* owned = new std::string(std::move(value_buffer_));
+    pinned_iters_mgr_->PinPtr(owned, [](void* p) { delete static_cast<std::string*>(p); });
+    resolved_value_ = *owned;
+    value_pinned_ = true;
+  } else {
+    resolved_value_ = value_buffer_;
+  }
   return resolved_;
 }
 
 Slice HybridIterator::value() const {
   if (is_pointer_ && mode_ == Mode::kResolve) {
-    return value_buffer_;
+    return resolved_value_;
   }
   return inner_->value();
 }

@@ -51,12 +51,18 @@ class HybridIterator : public InternalIterator {
   bool MayBeOutOfLowerBound() override { return inner_->MayBeOutOfLowerBound(); }
   IterBoundCheck UpperBoundCheckResult() override { return inner_->UpperBoundCheckResult(); }
   void SetPinnedItersMgr(PinnedIteratorsManager* pinned_iters_mgr) override {
+    pinned_iters_mgr_ = pinned_iters_mgr;
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  // Rewritten keys and resolved values live in buffers that the next move overwrites.
+  // Rewritten keys live in a buffer that the next move overwrites. Resolved values are pinned
+  // when the caller's PinnedIteratorsManager asks for it (DBIter does, to iterate backwards):
+  // the manager then owns them.
   bool IsKeyPinned() const override { return !is_pointer_ && inner_->IsKeyPinned(); }
   bool IsValuePinned() const override {
-    return (!is_pointer_ || mode_ == Mode::kEnvelope) && inner_->IsValuePinned();
+    if (is_pointer_ && mode_ == Mode::kResolve) {
+      return value_pinned_;
+    }
+    return inner_->IsValuePinned();
   }
   Status GetProperty(std::string prop_name, std::string* prop) override {
     return inner_->GetProperty(std::move(prop_name), prop);
@@ -82,8 +88,11 @@ class HybridIterator : public InternalIterator {
   const bool allow_unprepared_value_;
   const SipKey secret_;
   Status status_;
+  PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;
   bool resolved_ = false;
+  bool value_pinned_ = false;
+  Slice resolved_value_;  // in value_buffer_, or owned by pinned_iters_mgr_
   MediumPointer pointer_;
   std::string key_buffer_;
   std::string value_buffer_;

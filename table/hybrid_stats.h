@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "rocksdb/rocksdb_namespace.h"
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 

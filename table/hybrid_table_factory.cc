@@ -1,11 +1,13 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
+#include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "options/cf_options.h"
 #include "rocksdb/utilities/options_type.h"
 
@@ -151,6 +153,20 @@ Status HybridTableFactory::ValidateOptions(
         std::to_string(-num_levels) + ", " + std::to_string(num_levels - 1) +
         "] for num_levels=" + std::to_string(num_levels) + ".");
   }
+  const SstPartitionerFactory* partitioner = cf_opts.sst_partitioner_factory.get();
+  if (partitioner == nullptr ||
+      !partitioner->IsInstanceOf(HybridKVPartitionerFactory::kClassName())) {
+    return Status::InvalidArgument(
+        "HybridTable needs its companion sst_partitioner_factory=HybridKVPartitioner, which "
+        "keeps trivial moves from carrying medium pointers past the merge level; this column "
+        "family has " + std::string(partitioner ? partitioner->Name() : "none") +
+        ". Set it in the options string, or use hybridkv::ConfigureOptions.");
+  }
+  // The partitioner cannot see num_levels; give it the merge level resolved now. With dynamic
+  // level sizing the last level is num_levels - 1; without it, the same bound is conservative.
+  const int merge_level = o.merge_level >= 0 ? o.merge_level : num_levels + o.merge_level;
+  static_cast<const HybridKVPartitionerFactory*>(partitioner)
+      ->SetFirstVetoedLevel(std::max(1, merge_level));
   // Configurable::ValidateOptions also validates the inner factory, a registered option.
   return TableFactory::ValidateOptions(db_opts, cf_opts);
 }

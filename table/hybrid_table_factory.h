@@ -12,42 +12,11 @@
 #include <memory>
 #include <string>
 
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/table.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-
-// How values are sorted into the small, medium and large classes.
-enum class ClassifyBy : char {
-  kSize,   // by value size: [medium_min_value_size, medium_max_value_size] is medium
-  kRatio,  // by key/(key+value), Parallax's T_SM and T_ML
-};
-
-enum class ValueClass : char { kSmall, kMedium, kLarge };
-
-// Options of HybridTable, as set by `table_factory={id=HybridTable;...}` strings and OPTIONS
-// files. Names and defaults are part of the public interface; see README.md.
-struct HybridTableOptions {
-  static const char* kName() { return "HybridTableOptions"; }
-
-  ClassifyBy classify_by = ClassifyBy::kSize;
-  // With kSize: values of [medium_min_value_size, medium_max_value_size] bytes are medium.
-  // Larger ones are large, and belong to BlobDB (min_blob_size = medium_max_value_size + 1).
-  uint32_t medium_min_value_size = 96;
-  uint32_t medium_max_value_size = 999;
-  // With kRatio: key/(key+value) above small_medium_ratio is small, at or below
-  // medium_large_ratio is large, medium in between.
-  double small_medium_ratio = 0.2;
-  double medium_large_ratio = 0.02;
-  // >= 0: an absolute level. < 0: counted from the deepest non-empty level of the column
-  // family (-1 is that level, -2 the one above it). Compactions whose output level is at or
-  // below the merge level write medium values back inline.
-  int merge_level = -2;
-  // The wrapped table format. Never null once options are prepared.
-  std::shared_ptr<TableFactory> inner;
-
-  ValueClass Classify(size_t key_size, size_t value_size) const;
-};
 
 class HybridTableFactory : public TableFactory {
  public:

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "hybridkv/hybridkv.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/table.h"
@@ -119,8 +120,10 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   Options options;
   options.create_if_missing = true;
   ConfigOptions config;
-  ASSERT_OK(GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), kHybridString,
-                                             static_cast<ColumnFamilyOptions*>(&options)));
+  ASSERT_OK(GetColumnFamilyOptionsFromString(
+      config, ColumnFamilyOptions(),
+      std::string(kHybridString) + ";sst_partitioner_factory=HybridKVPartitioner",
+      static_cast<ColumnFamilyOptions*>(&options)));
   {
     DB* raw = nullptr;
     ASSERT_OK(DB::Open(options, dir.path(), &raw));
@@ -156,6 +159,78 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   EXPECT_EQ(v, "value");
   ASSERT_OK(CheckOptionsCompatibility(config, dir.path(), db_opts, cfs));
   for (auto* h : handles) ASSERT_OK(db->DestroyColumnFamilyHandle(h));
+}
+
+// Options strings need only component ids; a missing companion fails DB::Open by name.
+TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
+  test::ScratchDir dir("companion");
+  Options options;
+  options.create_if_missing = true;
+  ConfigOptions config;
+  ASSERT_OK(GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), kHybridString,
+                                             static_cast<ColumnFamilyOptions*>(&options)));
+  DB* raw = nullptr;
+  Status s = DB::Open(options, dir.path(), &raw);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("HybridKVPartitioner"), std::string::npos) << s.ToString();
+  delete raw;
+}
+
+TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf(
+      "table_factory={id=HybridTable;classify_by=ratio;medium_min_value_size=64;"
+      "medium_max_value_size=2000;small_medium_ratio=0.25;medium_large_ratio=0.01;"
+      "merge_level=1}",
+      &cf));
+  const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->classify_by, ClassifyBy::kRatio);
+  EXPECT_EQ(o->medium_min_value_size, 64u);
+  EXPECT_EQ(o->medium_max_value_size, 2000u);
+  EXPECT_DOUBLE_EQ(o->small_medium_ratio, 0.25);
+  EXPECT_DOUBLE_EQ(o->medium_large_ratio, 0.01);
+  EXPECT_EQ(o->merge_level, 1);
+  ConfigOptions config;
+  std::string serialized;
+  ASSERT_OK(cf.table_factory->GetOptionString(config, &serialized));
+  std::shared_ptr<TableFactory> reparsed;
+  ASSERT_OK(TableFactory::CreateFromString(config, "id=HybridTable;" + serialized, &reparsed));
+  std::string mismatch;
+  EXPECT_TRUE(cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch)) << mismatch;
+
+  // ConfigureOptions rejects inconsistent settings with a message that says how to fix them.
+  struct Bad {
+    HybridOptions h;
+    const char* mentions;
+  };
+  std::vector<Bad> bad(4);
+  bad[0].h.table.medium_min_value_size = 2000;  // empty band
+  bad[0].mentions = "medium_min_value_size";
+  bad[1].h.table.medium_min_value_size = 20;  // not larger than a pointer
+  bad[1].mentions = "pointer";
+  bad[2].h.table.classify_by = ClassifyBy::kRatio;
+  bad[2].h.table.small_medium_ratio = 0.01;  // T_SM below T_ML
+  bad[2].mentions = "ratio";
+  bad[3].h.table.merge_level = 40;
+  bad[3].mentions = "merge_level";
+  for (const Bad& b : bad) {
+    Options options;
+    Status s = ConfigureOptions(&options, b.h);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find(b.mentions), std::string::npos) << s.ToString();
+    EXPECT_EQ(options.table_factory->Name(), std::string("BlockBasedTable"));  // unchanged
+  }
+  // A min_blob_size that overlaps the medium band, set by hand.
+  Options options;
+  ASSERT_OK(ConfigureOptions(&options));
+  EXPECT_EQ(options.min_blob_size, 1000u);
+  EXPECT_TRUE(options.enable_blob_files);
+  options.min_blob_size = 500;
+  Status s = options.table_factory->ValidateOptions(DBOptions(options),
+                                                    ColumnFamilyOptions(options));
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("min_blob_size"), std::string::npos) << s.ToString();
 }
 
 }  // namespace

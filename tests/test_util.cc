@@ -9,6 +9,14 @@
 #include <filesystem>
 #include <memory>
 
+#include "db/dbformat.h"
+#include "file/random_access_file_reader.h"
+#include "options/cf_options.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/table.h"
+#include "table/table_builder.h"
+#include "table/table_reader.h"
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace test {
@@ -74,6 +82,56 @@ std::vector<std::string> FilesWithSuffix(const std::string& dir,
     }
   }
   return out;
+}
+
+RawSstScan ScanSstRaw(const std::string& sst_path) {
+  RawSstScan result;
+  auto fs = FileSystem::Default();
+  uint64_t size = 0;
+  result.status = fs->GetFileSize(sst_path, IOOptions(), &size, nullptr);
+  std::unique_ptr<RandomAccessFileReader> file;
+  if (result.status.ok()) {
+    result.status = RandomAccessFileReader::Create(fs, sst_path, FileOptions(), &file, nullptr);
+  }
+  if (!result.status.ok()) return result;
+  Options options;
+  ImmutableOptions ioptions(options);
+  EnvOptions env_options;
+  InternalKeyComparator icmp(BytewiseComparator());
+  std::shared_ptr<const SliceTransform> no_prefix;
+  TableReaderOptions tro(ioptions, no_prefix, env_options, icmp,
+                         /*block_protection_bytes_per_key=*/0);
+  std::unique_ptr<TableReader> reader;
+  std::shared_ptr<TableFactory> stock(NewBlockBasedTableFactory());
+  result.status = stock->NewTableReader(tro, std::move(file), size, &reader);
+  if (!result.status.ok()) return result;
+  std::unique_ptr<InternalIterator> it(reader->NewIterator(
+      ReadOptions(), nullptr, nullptr, false, TableReaderCaller::kCompaction));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    result.entries++;
+    if (ExtractValueType(it->key()) == kTypeBlobIndex) {
+      const Slice v = it->value();
+      if (!v.empty() && static_cast<unsigned char>(v[0]) == 0xB1) {
+        result.pointer_entries++;
+      } else {
+        result.blob_index_entries++;
+      }
+    }
+  }
+  result.status = it->status();
+  return result;
+}
+
+RawSstScan ScanAllSstsRaw(const std::string& dir) {
+  RawSstScan total;
+  for (const std::string& name : FilesWithSuffix(dir, ".sst")) {
+    RawSstScan one = ScanSstRaw(dir + "/" + name);
+    total.entries += one.entries;
+    total.pointer_entries += one.pointer_entries;
+    total.blob_index_entries += one.blob_index_entries;
+    if (!one.status.ok() && total.status.ok()) total.status = one.status;
+  }
+  return total;
 }
 
 }  // namespace test

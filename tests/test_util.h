@@ -55,3 +55,23 @@ inline testing::AssertionResult AssertStatusOk(const char* expr, const Status& s
   ASSERT_PRED_FORMAT1(::ROCKSDB_NAMESPACE::hybridkv::test::AssertStatusOk, s)
 #define EXPECT_OK(s) \
   EXPECT_PRED_FORMAT1(::ROCKSDB_NAMESPACE::hybridkv::test::AssertStatusOk, s)
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace test {
+
+// What a raw scan of one SST finds, read with stock BlockBasedTable (no HybridKV code).
+struct RawSstScan {
+  uint64_t entries = 0;
+  uint64_t pointer_entries = 0;  // kTypeBlobIndex whose value carries the pointer tag
+  uint64_t blob_index_entries = 0;  // BlobDB's own
+  Status status;
+};
+RawSstScan ScanSstRaw(const std::string& sst_path);
+
+// Raw scans of every SST in `dir`, summed.
+RawSstScan ScanAllSstsRaw(const std::string& dir);
+
+}  // namespace test
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -68,7 +68,7 @@ TEST(ToolsTest, DbBenchLoadsHybridTableFromOptionsFile) {
 void MakeDb(const std::string& path, int n) {
   Options options;
   options.create_if_missing = true;
-  options.table_factory = NewHybridTableFactory();
+  ASSERT_OK(ConfigureOptions(&options));
   DB* raw = nullptr;
   ASSERT_OK(DB::Open(options, path, &raw));
   std::unique_ptr<DB> db(raw);

@@ -10,15 +10,67 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
+#include "rocksdb/options.h"
+#include "rocksdb/status.h"
 #include "rocksdb/table.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
+// How values are sorted into the small, medium and large classes.
+enum class ClassifyBy : char {
+  kSize,   // by value size: [medium_min_value_size, medium_max_value_size] is medium
+  kRatio,  // by key/(key+value), Parallax's T_SM and T_ML
+};
+
+enum class ValueClass : char { kSmall, kMedium, kLarge };
+
+// Options of HybridTable, as set by `table_factory={id=HybridTable;...}` strings and OPTIONS
+// files. Names and defaults are part of the public interface; see README.md.
+struct HybridTableOptions {
+  static const char* kName() { return "HybridTableOptions"; }
+
+  ClassifyBy classify_by = ClassifyBy::kSize;
+  // With kSize: values of [medium_min_value_size, medium_max_value_size] bytes are medium.
+  // Larger ones are large, and belong to BlobDB (min_blob_size = medium_max_value_size + 1).
+  uint32_t medium_min_value_size = 96;
+  uint32_t medium_max_value_size = 999;
+  // With kRatio: key/(key+value) above small_medium_ratio is small, at or below
+  // medium_large_ratio is large, medium in between.
+  double small_medium_ratio = 0.2;
+  double medium_large_ratio = 0.02;
+  // >= 0: an absolute level. < 0: counted from the deepest non-empty level of the column
+  // family (-1 is that level, -2 the one above it). Compactions whose output level is at or
+  // below the merge level write medium values back inline.
+  int merge_level = -2;
+  // The wrapped table format. Never null once options are prepared.
+  std::shared_ptr<TableFactory> inner;
+
+  ValueClass Classify(size_t key_size, size_t value_size) const;
+};
+
+// Everything HybridKV needs, for ConfigureOptions.
+struct HybridOptions {
+  // The table options; `table.inner` null means a default BlockBasedTable.
+  HybridTableOptions table;
+  // The large class: RocksDB's integrated BlobDB, with min_blob_size set to
+  // table.medium_max_value_size + 1. Its garbage collection runs inside compactions.
+  bool enable_blob_files = true;
+  bool enable_blob_garbage_collection = true;
+  double blob_garbage_collection_age_cutoff = 0.25;
+};
+
+// Sets every option HybridKV needs on `options`, in one call: the HybridTable factory and the
+// large tier (enable_blob_files, min_blob_size, blob GC policy). Returns InvalidArgument, and
+// leaves `options` unchanged, when `hybrid` is inconsistent.
+Status ConfigureOptions(Options* options, const HybridOptions& hybrid = HybridOptions());
+
 // A HybridTable factory wrapping `inner`, or a default BlockBasedTable when `inner` is null.
 std::shared_ptr<TableFactory> NewHybridTableFactory(
     std::shared_ptr<TableFactory> inner = nullptr);
+std::shared_ptr<TableFactory> NewHybridTableFactory(const HybridTableOptions& options);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
