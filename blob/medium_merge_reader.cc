@@ -22,11 +22,11 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 
 MediumMergeReader::MediumMergeReader(std::shared_ptr<FileSystem> fs,
                                      std::vector<std::string> dirs, FileOptions file_options,
-                                     size_t readahead)
+                                     size_t max_readahead)
     : fs_(std::move(fs)),
       dirs_(std::move(dirs)),
       file_options_(std::move(file_options)),
-      readahead_(readahead) {}
+      max_readahead_(max_readahead) {}
 
 Status MediumMergeReader::GetCursor(uint64_t number, Cursor** cursor) {
   auto it = cursors_.find(number);
@@ -62,9 +62,14 @@ Status MediumMergeReader::Read(const MediumPointer& pointer, const Slice& user_k
     return Status::Corruption("medium file " + path + ": pointer to offset " +
                               std::to_string(h.offset) + " lies outside the data region");
   }
-  if (h.offset < c->buffer_offset || h.offset + h.size > c->buffer_offset + c->data.size()) {
+  const uint64_t buffer_end = c->buffer_offset + c->data.size();
+  if (h.offset < c->buffer_offset || h.offset + h.size > buffer_end) {
+    // Sequential (the request starts at or just past the buffer's end): grow the chunk.
+    if (!c->data.empty() && h.offset >= c->buffer_offset && h.offset <= buffer_end + h.size) {
+      c->next_read_size = std::min(c->next_read_size * 2, max_readahead_);
+    }
     const size_t n = static_cast<size_t>(std::min<uint64_t>(
-        std::max<uint64_t>(readahead_, h.size), c->reader->data_end() - h.offset));
+        std::max<uint64_t>(c->next_read_size, h.size), c->reader->data_end() - h.offset));
     s = c->reader->ReadRange(IOOptions(), h.offset, n, &c->buffer, &c->data);
     if (!s.ok()) {
       c->data = Slice();

@@ -21,13 +21,15 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 
 // Resolves pointers for a compaction that writes medium values back inline. Pointers arrive
 // in key order, and each medium file holds its records in key order, so within one file the
-// requested offsets increase: each file is read sequentially in `readahead`-sized chunks and
-// each region is fetched once (Parallax's "sorted segments"). Not thread-safe; one per
-// compaction output.
+// requested offsets increase: each file is read sequentially in chunks and each region is
+// fetched once (Parallax's "sorted segments"). A file's chunk starts at 64 KiB and doubles,
+// up to `max_readahead`, while reads stay sequential: an output SST that needs only a slice
+// of a medium file does not pay for a whole megabyte. Not thread-safe; one per compaction
+// output.
 class MediumMergeReader {
  public:
   MediumMergeReader(std::shared_ptr<FileSystem> fs, std::vector<std::string> dirs,
-                    FileOptions file_options, size_t readahead = 1 << 20);
+                    FileOptions file_options, size_t max_readahead = 1 << 20);
 
   // Sets `*value` to the value `pointer` refers to, after checking the record's crc and
   // that it belongs to `user_key`.
@@ -42,16 +44,18 @@ class MediumMergeReader {
     std::string buffer;
     uint64_t buffer_offset = 0;  // file offset of buffer[0]
     Slice data;                  // valid bytes, inside buffer
+    size_t next_read_size = kInitialReadahead;
     uint64_t last_use = 0;
   };
   static constexpr size_t kMaxOpenCursors = 64;
+  static constexpr size_t kInitialReadahead = 64 << 10;
 
   Status GetCursor(uint64_t number, Cursor** cursor);
 
   const std::shared_ptr<FileSystem> fs_;
   const std::vector<std::string> dirs_;
   const FileOptions file_options_;
-  const size_t readahead_;
+  const size_t max_readahead_;
   std::map<uint64_t, Cursor> cursors_;
   uint64_t clock_ = 0;
   uint64_t bytes_read_ = 0;

@@ -122,7 +122,11 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
   if (!status_.ok()) {
     return;
   }
-  if (mode_ == Mode::kPassThrough || ExtractValueType(key) != kTypeValue) {
+  const ValueType type = ExtractValueType(key);
+  if (mode_ == Mode::kPassThrough || type != kTypeValue) {
+    if (mode_ == Mode::kExtract && type == kTypeBlobIndex) {
+      large_values_++;  // BlobDB took it at flush, before us
+    }
     inner_->Add(key, value);
     return;
   }

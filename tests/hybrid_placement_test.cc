@@ -189,6 +189,12 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   EXPECT_GT(blob_indexes, 0u);  // the large class, in BlobDB
   EXPECT_GT(levels[3].entries + levels[4].entries, 0u) << "the merge level was never reached";
   CheckAll(db.get(), model);
+  HybridStatistics stats;
+  ASSERT_OK(GetStatistics(db.get(), &stats));
+  EXPECT_GT(stats.medium_values_extracted, 100000u) << stats.ToString();  // ~60% of 200k
+  EXPECT_GT(stats.small_values_flushed, 30000u) << stats.ToString();
+  EXPECT_GT(stats.medium_values_resolved, 0u) << stats.ToString();
+  EXPECT_GT(stats.live_medium_files, 0u) << stats.ToString();
 
   CompactRangeOptions cro;
   cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
@@ -198,6 +204,13 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   EXPECT_EQ(raw.pointer_entries, 0u);  // no envelope remains in any SST
   EXPECT_GT(raw.entries, 0u);
   EXPECT_TRUE(LiveRefs(db.get()).empty());  // every .medium file is unreferenced
+  HybridStatistics after;
+  ASSERT_OK(GetStatistics(db.get(), &after));
+  EXPECT_GT(after.medium_values_inlined, stats.medium_values_inlined) << after.ToString();
+  EXPECT_GT(after.merge_bytes_read, 0u);
+  // Merge reads are sequential and chunked: far fewer I/Os than values.
+  EXPECT_LT(after.merge_reads * 10, after.medium_values_inlined) << after.ToString();
+  std::printf("HybridKV statistics after the full compaction:\n%s", after.ToString().c_str());
   CheckAll(db.get(), model);
   ASSERT_OK(db->VerifyChecksum());
   ASSERT_OK(db->Close());

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/status.h"
 #include "rocksdb/table.h"
@@ -66,6 +67,33 @@ struct HybridOptions {
 // large tier (enable_blob_files, min_blob_size, blob GC policy). Returns InvalidArgument, and
 // leaves `options` unchanged, when `hybrid` is inconsistent.
 Status ConfigureOptions(Options* options, const HybridOptions& hybrid = HybridOptions());
+
+// HybridKV's counters for one DB, since the process started. Flush counts each value once,
+// by class; the rest count work done on medium values.
+struct HybridStatistics {
+  uint64_t small_values_flushed = 0;
+  uint64_t small_bytes_flushed = 0;
+  uint64_t medium_values_extracted = 0;  // written to .medium files at flush
+  uint64_t medium_bytes_extracted = 0;
+  uint64_t medium_files_created = 0;
+  uint64_t large_values_flushed = 0;  // left to BlobDB
+  uint64_t pointers_kept = 0;         // copied by compactions above the merge level
+  uint64_t medium_values_inlined = 0;  // written back inline at the merge level
+  uint64_t medium_bytes_inlined = 0;
+  uint64_t merge_bytes_read = 0;  // .medium bytes read by merge-level compactions
+  uint64_t merge_reads = 0;       // ... in this many I/Os
+  uint64_t medium_values_resolved = 0;  // by Get, MultiGet and iterators
+  uint64_t medium_bytes_resolved = 0;
+  uint64_t resolve_bytes_read = 0;
+  // On disk now.
+  uint64_t live_medium_files = 0;
+  uint64_t live_medium_bytes = 0;
+
+  std::string ToString() const;
+};
+
+// Fills `*stats` for `db`.
+Status GetStatistics(DB* db, HybridStatistics* stats);
 
 // A HybridTable factory wrapping `inner`, or a default BlockBasedTable when `inner` is null.
 std::shared_ptr<TableFactory> NewHybridTableFactory(
