@@ -144,6 +144,7 @@ std::vector<test::RawSstScan> ScanLevels(DB* db) {
       EXPECT_OK(one.status);
       levels[level.level].entries += one.entries;
       levels[level.level].pointer_entries += one.pointer_entries;
+      levels[level.level].pointer_bytes += one.pointer_bytes;
       levels[level.level].blob_index_entries += one.blob_index_entries;
     }
   }
@@ -177,6 +178,14 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
     }
     blob_indexes += levels[l].blob_index_entries;
   }
+  uint64_t pointers = 0, pointer_bytes = 0;
+  for (const auto& l : levels) {
+    pointers += l.pointer_entries;
+    pointer_bytes += l.pointer_bytes;
+  }
+  std::printf("medium pointers on disk: %llu, average %.2f bytes\n",
+              static_cast<unsigned long long>(pointers),
+              pointers ? static_cast<double>(pointer_bytes) / static_cast<double>(pointers) : 0.0);
   EXPECT_GT(above, 0u);
   EXPECT_EQ(at_or_below, 0u) << [&] {
     std::string shape;

@@ -113,6 +113,7 @@ RawSstScan ScanSstRaw(const std::string& sst_path) {
       const Slice v = it->value();
       if (!v.empty() && static_cast<unsigned char>(v[0]) == 0xB1) {
         result.pointer_entries++;
+        result.pointer_bytes += v.size();
       } else {
         result.blob_index_entries++;
       }
@@ -128,6 +129,7 @@ RawSstScan ScanAllSstsRaw(const std::string& dir) {
     RawSstScan one = ScanSstRaw(dir + "/" + name);
     total.entries += one.entries;
     total.pointer_entries += one.pointer_entries;
+    total.pointer_bytes += one.pointer_bytes;
     total.blob_index_entries += one.blob_index_entries;
     if (!one.status.ok() && total.status.ok()) total.status = one.status;
   }

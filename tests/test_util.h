@@ -64,6 +64,7 @@ namespace test {
 struct RawSstScan {
   uint64_t entries = 0;
   uint64_t pointer_entries = 0;  // kTypeBlobIndex whose value carries the pointer tag
+  uint64_t pointer_bytes = 0;    // their values' total size
   uint64_t blob_index_entries = 0;  // BlobDB's own
   Status status;
 };
