@@ -6,6 +6,7 @@
 //
 // May depend on: every other folder of HybridKV, and RocksDB.
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -27,6 +28,13 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   Options configured = *options;
   configured.table_factory = NewHybridTableFactory(hybrid.table);
   configured.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+  bool has_listener = false;
+  for (const auto& l : configured.listeners) {
+    has_listener |= l != nullptr && l->IsInstanceOf(HybridKVListener::kClassName());
+  }
+  if (!has_listener) {
+    configured.listeners.push_back(std::make_shared<HybridKVListener>());
+  }
   configured.enable_blob_files = hybrid.enable_blob_files;
   configured.min_blob_size = uint64_t{hybrid.table.medium_max_value_size} + 1;
   configured.enable_blob_garbage_collection = hybrid.enable_blob_garbage_collection;
@@ -45,7 +53,9 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
 // Called by RocksDB for every ObjectRegistry it creates (see ROCKSDB_PLUGIN_BUILTINS).
 extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                             const std::string& /*arg*/) {
+  using ROCKSDB_NAMESPACE::EventListener;
   using ROCKSDB_NAMESPACE::SstPartitionerFactory;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVListener;
   using ROCKSDB_NAMESPACE::TableFactory;
   using ROCKSDB_NAMESPACE::hybridkv::HybridKVPartitionerFactory;
   using ROCKSDB_NAMESPACE::hybridkv::HybridTableFactory;
@@ -61,6 +71,13 @@ extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
       [](const std::string& /*uri*/, std::unique_ptr<SstPartitionerFactory>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new HybridKVPartitionerFactory());
+        return guard->get();
+      });
+  library.AddFactory<EventListener>(
+      HybridKVListener::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<EventListener>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new HybridKVListener());
         return guard->get();
       });
   size_t num_types;

@@ -7,6 +7,7 @@
 #include "logging/logging.h"
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "util/coding.h"
 
@@ -103,6 +104,9 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     default:
       return;  // SstFileWriter and friends: never extract, never resolve
   }
+  tracker_ = TrackerFor(dir_);
+  tracker_->SetFileSystem(fs_);
+  tracker_->BuildStarted(file_number_, tbo.db_session_id);
   // Flushes create the secret on first use. Compactions only load it: if it is missing, no
   // pointer of this DB can exist (the reader fails any compaction whose input has pointers
   // that do not verify), so every value is plain.
@@ -208,6 +212,12 @@ Status HybridTableBuilder::status() const {
 }
 
 IOStatus HybridTableBuilder::io_status() const { return inner_->io_status(); }
+
+HybridTableBuilder::~HybridTableBuilder() {
+  if (tracker_ != nullptr) {
+    tracker_->BuildFinished(file_number_);
+  }
+}
 
 Status HybridTableBuilder::Finish() {
   if (!status_.ok()) {

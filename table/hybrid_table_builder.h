@@ -5,11 +5,12 @@
 #include <string>
 
 #include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_merge_reader.h"
 #include "plugin/hybridkv/blob/siphash.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
-#include "plugin/hybridkv/table/medium_refs.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "table/table_builder.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -34,6 +35,7 @@ class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options, const TableFactory& inner_factory,
                      const TableBuilderOptions& tbo, WritableFileWriter* file);
+  ~HybridTableBuilder() override;
 
   void Add(const Slice& key, const Slice& value) override;
   Status status() const override;
@@ -74,6 +76,7 @@ class HybridTableBuilder : public TableBuilder {
   FileOptions medium_file_options_;
   Logger* const logger_;
   DbCounters* const counters_;
+  MediumFileTracker* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;
   bool have_secret_ = false;
   Status status_;

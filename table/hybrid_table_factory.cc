@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
@@ -153,6 +154,21 @@ Status HybridTableFactory::ValidateOptions(
         std::to_string(-num_levels) + ", " + std::to_string(num_levels - 1) +
         "] for num_levels=" + std::to_string(num_levels) + ".");
   }
+  bool has_listener = false;
+  for (const auto& listener : db_opts.listeners) {
+    has_listener |= listener != nullptr && listener->IsInstanceOf(HybridKVListener::kClassName());
+  }
+  if (!has_listener) {
+    return Status::InvalidArgument(
+        "HybridTable needs its companion HybridKVListener in the DB's `listeners`: it deletes "
+        "medium files once no SST references them. Add listeners=HybridKVListener to the DB "
+        "options, or use hybridkv::ConfigureOptions.");
+  }
+  if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
+    return Status::NotSupported(
+        "HybridTable does not support several db_paths or cf_paths yet: medium files are "
+        "tracked per directory. Use a single path.");
+  }
   const SstPartitionerFactory* partitioner = cf_opts.sst_partitioner_factory.get();
   if (partitioner == nullptr ||
       !partitioner->IsInstanceOf(HybridKVPartitionerFactory::kClassName())) {
@@ -192,6 +208,7 @@ Status HybridTableFactory::NewTableReader(
   context.user_comparator = table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
   context.counters = CountersFor(dir);
+  TrackerFor(dir)->SetFileSystem(io.fs);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (table_reader_options.level >= 0) {

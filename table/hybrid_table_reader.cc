@@ -6,7 +6,7 @@
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_merge_reader.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
-#include "plugin/hybridkv/table/medium_refs.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "table/get_context.h"
 
 namespace ROCKSDB_NAMESPACE {

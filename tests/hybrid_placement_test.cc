@@ -6,7 +6,9 @@
 // a raw scan by stock BlockBasedTable, independent of HybridKV's own reader.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <map>
 #include <memory>
 #include <random>
@@ -16,7 +18,7 @@
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/table/medium_refs.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "test_util.h"
@@ -212,11 +214,19 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   ASSERT_OK(raw.status);
   EXPECT_EQ(raw.pointer_entries, 0u);  // no envelope remains in any SST
   EXPECT_GT(raw.entries, 0u);
-  EXPECT_TRUE(LiveRefs(db.get()).empty());  // every .medium file is unreferenced
+  EXPECT_TRUE(LiveRefs(db.get()).empty());  // every .medium file is unreferenced...
+  // ... and deleted by HybridKVListener once the compaction inputs are gone.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!test::FilesWithSuffix(dir.path(), ".medium").empty() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(test::FilesWithSuffix(dir.path(), ".medium").empty());
   HybridStatistics after;
   ASSERT_OK(GetStatistics(db.get(), &after));
   EXPECT_GT(after.medium_values_inlined, stats.medium_values_inlined) << after.ToString();
   EXPECT_GT(after.merge_bytes_read, 0u);
+  EXPECT_EQ(after.live_medium_files, 0u);
   // Merge reads are sequential and chunked: far fewer I/Os than values.
   EXPECT_LT(after.merge_reads * 10, after.medium_values_inlined) << after.ToString();
   std::printf("HybridKV statistics after the full compaction:\n%s", after.ToString().c_str());

@@ -124,6 +124,8 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
       config, ColumnFamilyOptions(),
       std::string(kHybridString) + ";sst_partitioner_factory=HybridKVPartitioner",
       static_cast<ColumnFamilyOptions*>(&options)));
+  ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options), "listeners=HybridKVListener",
+                                   static_cast<DBOptions*>(&options)));
   {
     DB* raw = nullptr;
     ASSERT_OK(DB::Open(options, dir.path(), &raw));
@@ -138,6 +140,7 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   ASSERT_OK(ReadFileToString(Env::Default(), dir.Sub(options_file), &text));
   EXPECT_NE(text.find("[TableOptions/HybridTable \"default\"]"), std::string::npos) << text;
   EXPECT_NE(text.find("block_size=8192"), std::string::npos);
+  EXPECT_NE(text.find("HybridKVListener"), std::string::npos) << text;
 
   DBOptions db_opts;
   std::vector<ColumnFamilyDescriptor> cfs;
@@ -172,7 +175,18 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
   DB* raw = nullptr;
   Status s = DB::Open(options, dir.path(), &raw);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("HybridKVListener"), std::string::npos) << s.ToString();
+  delete raw;
+  ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options), "listeners=HybridKVListener",
+                                   static_cast<DBOptions*>(&options)));
+  s = DB::Open(options, dir.path(), &raw);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("HybridKVPartitioner"), std::string::npos) << s.ToString();
+  delete raw;
+  ASSERT_OK(GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(options),
+                                             "sst_partitioner_factory=HybridKVPartitioner",
+                                             static_cast<ColumnFamilyOptions*>(&options)));
+  ASSERT_OK(DB::Open(options, dir.path(), &raw));
   delete raw;
 }
 

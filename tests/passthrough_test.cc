@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -44,6 +45,7 @@ Options MakeOptions(Arm arm) {
   options.table_factory = MakeTableFactory(arm);
   if (arm == Arm::kHybrid) {
     options.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+    options.listeners.push_back(std::make_shared<HybridKVListener>());
   }
   options.write_buffer_size = 64 << 10;  // small memtables: several SSTs per scenario
   options.level0_file_num_compaction_trigger = 3;

@@ -1,5 +1,5 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
-#include "plugin/hybridkv/table/medium_refs.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 
 #include "db/dbformat.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"

@@ -1,0 +1,235 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+
+#include <cstdlib>
+
+#include "file/random_access_file_reader.h"
+#include "options/cf_options.h"
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
+#include "table/format.h"
+#include "table/meta_blocks.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+uint64_t LeadingNumber(const std::string& name) {
+  return std::strtoull(name.c_str(), nullptr, 10);
+}
+
+}  // namespace
+
+uint64_t SstNumberOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return EndsWith(name, ".sst") ? LeadingNumber(name) : 0;
+}
+
+void MediumFileTracker::SetFileSystem(const std::shared_ptr<FileSystem>& fs) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fs_ == nullptr) {
+    fs_ = fs;
+  }
+}
+
+void MediumFileTracker::ForgetLocked() {
+  seeded_ = false;
+  sst_refs_.clear();
+  medium_refs_.clear();
+  written_here_.clear();
+}
+
+void MediumFileTracker::BuildStarted(uint64_t sst_number, const std::string& session_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (session_id != session_id_) {
+    ForgetLocked();
+    session_id_ = session_id;
+  }
+  building_.insert(sst_number);
+  written_here_.insert(sst_number);
+}
+
+void MediumFileTracker::BuildFinished(uint64_t sst_number) {
+  std::lock_guard<std::mutex> lock(mu_);
+  building_.erase(sst_number);
+}
+
+void MediumFileTracker::AddSst(uint64_t sst_number, const TableProperties& props) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!props.db_id.empty() && props.db_id != db_id_) {
+    if (!db_id_.empty()) {  // a new DB in this directory: forget the old one
+      ForgetLocked();
+    }
+    db_id_ = props.db_id;
+  }
+  if (sst_refs_.count(sst_number) != 0) {
+    return;
+  }
+  MediumRefs refs;
+  GetMediumRefs(props, &refs).PermitUncheckedError();
+  std::vector<uint64_t>& list = sst_refs_[sst_number];
+  for (const auto& entry : refs) {
+    list.push_back(entry.first);
+    medium_refs_[entry.first]++;
+  }
+}
+
+void MediumFileTracker::RemoveSst(uint64_t sst_number) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sst_refs_.find(sst_number);
+  if (it == sst_refs_.end()) {
+    return;
+  }
+  const std::vector<uint64_t> mediums = std::move(it->second);
+  sst_refs_.erase(it);
+  for (uint64_t m : mediums) {
+    UnrefLocked(m);
+  }
+}
+
+void MediumFileTracker::UnrefLocked(uint64_t medium_number) {
+  auto it = medium_refs_.find(medium_number);
+  if (it == medium_refs_.end() || --it->second > 0) {
+    return;
+  }
+  medium_refs_.erase(it);
+  // Before seeding, SSTs this process has not heard of may still reference the file.
+  if (seeded_) {
+    const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
+    fs->DeleteFile(MediumFileName(dir_, medium_number), IOOptions(), nullptr)
+        .PermitUncheckedError();
+  }
+}
+
+void MediumFileTracker::EnsureSeeded() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!seeded_) {
+    SeedLocked().PermitUncheckedError();  // retried at the next event
+  }
+}
+
+Status MediumFileTracker::SeedLocked() {
+  const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
+  std::vector<std::string> children;
+  IOStatus io = fs->GetChildren(dir_, IOOptions(), &children, nullptr);
+  if (!io.ok()) {
+    return io;
+  }
+  Options options;
+  options.env = Env::Default();
+  ImmutableOptions ioptions(options);
+  std::map<uint64_t, std::unique_ptr<TableProperties>> found;
+  std::vector<uint64_t> mediums;
+  for (const std::string& name : children) {
+    if (EndsWith(name, kMediumFileSuffix)) {
+      mediums.push_back(LeadingNumber(name));
+      continue;
+    }
+    const uint64_t number = SstNumberOf(name);
+    if (number == 0 || sst_refs_.count(number) != 0) {
+      continue;
+    }
+    const std::string path = dir_ + "/" + name;
+    uint64_t size = 0;
+    std::unique_ptr<RandomAccessFileReader> file;
+    Status s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
+    if (s.ok()) {
+      s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file, nullptr);
+    }
+    std::unique_ptr<TableProperties> props;
+    if (s.ok()) {
+      s = ReadTableProperties(file.get(), size, kBlockBasedTableMagicNumber, ioptions,
+                              ReadOptions(), &props);
+    }
+    if (s.IsPathNotFound() || s.IsNotFound()) {
+      continue;  // deleted since the listing
+    }
+    if (!s.ok()) {
+      if (building_.count(number) != 0) {
+        continue;  // being written: its builder and OnTableFileCreated will report it
+      }
+      return s;  // unreadable: seeding is retried at the next event
+    }
+    found.emplace(number, std::move(props));
+  }
+  for (auto& [number, props] : found) {
+    MediumRefs refs;
+    GetMediumRefs(*props, &refs).PermitUncheckedError();
+    std::vector<uint64_t>& list = sst_refs_[number];
+    for (const auto& entry : refs) {
+      list.push_back(entry.first);
+      medium_refs_[entry.first]++;
+    }
+  }
+  seeded_ = true;
+  // Leftovers of earlier sessions: no SST on disk points into them, and no builder of this
+  // session wrote them.
+  for (uint64_t m : mediums) {
+    if (medium_refs_.count(m) == 0 && written_here_.count(m) == 0) {
+      fs->DeleteFile(MediumFileName(dir_, m), IOOptions(), nullptr).PermitUncheckedError();
+    }
+  }
+  return Status::OK();
+}
+
+bool MediumFileTracker::seeded() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seeded_;
+}
+
+uint64_t MediumFileTracker::RefCount(uint64_t number) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = medium_refs_.find(number);
+  return it == medium_refs_.end() ? 0 : it->second;
+}
+
+MediumFileTracker* TrackerFor(const std::string& dir) {
+  static std::mutex mu;
+  static auto* registry = new std::map<std::string, std::unique_ptr<MediumFileTracker>>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*registry)[dir];
+  if (slot == nullptr) {
+    slot = std::make_unique<MediumFileTracker>(dir);
+  }
+  return slot.get();
+}
+
+void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
+  const uint64_t number = SstNumberOf(info.file_path);
+  if (!info.status.ok() || number == 0) {
+    return;
+  }
+  MediumFileTracker* tracker = TrackerFor(DirName(info.file_path));
+  tracker->AddSst(number, info.table_properties);
+  tracker->EnsureSeeded();
+}
+
+void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {
+  const uint64_t number = SstNumberOf(info.file_path);
+  if (!info.status.ok() || number == 0) {
+    return;
+  }
+  MediumFileTracker* tracker = TrackerFor(DirName(info.file_path));
+  tracker->EnsureSeeded();
+  tracker->RemoveSst(number);
+}
+
+void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
+  TrackerFor(DirName(info.file_path))->EnsureSeeded();
+}
+
+void HybridKVListener::OnCompactionCompleted(DB* /*db*/, const CompactionJobInfo& info) {
+  for (const std::string& path : info.output_files) {
+    TrackerFor(DirName(path))->EnsureSeeded();
+    return;
+  }
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

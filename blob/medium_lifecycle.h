@@ -1,0 +1,101 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// The medium-file lifecycle, without garbage collection: a medium file is deleted as soon as
+// no SST file that points into it exists any more.
+//
+// - Each SST's table properties list the medium files it references (medium_refs.h).
+// - HybridKVListener adds an SST's references when RocksDB reports it created
+//   (OnTableFileCreated, which precedes the version edit that makes it live) and drops them
+//   when RocksDB reports it deleted (OnTableFileDeleted, which follows the physical deletion:
+//   SSTs pinned by old Versions, snapshots' iterators or DisableFileDeletions stay, and so do
+//   their medium files).
+// - A compaction's outputs are reported before its inputs are deleted, so a pointer copied
+//   into a new SST keeps its medium file alive.
+// - What events do not tell (references of SSTs written before this process, crashes,
+//   failed builds) comes from seeding: the properties of every SST file on disk, read once.
+//   No file is deleted before seeding succeeds, and seeding deletes the medium files that no
+//   SST on disk references and that this process did not write (crash leftovers).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rocksdb/file_system.h"
+#include "rocksdb/listener.h"
+#include "rocksdb/table_properties.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// One DB directory's medium files and the SSTs that reference them. Thread-safe.
+class MediumFileTracker {
+ public:
+  explicit MediumFileTracker(std::string dir) : dir_(std::move(dir)) {}
+
+  // The file system to read SSTs and delete medium files through (the DB's own). The first
+  // one set wins; until then, the default file system.
+  void SetFileSystem(const std::shared_ptr<FileSystem>& fs);
+
+  // A builder of DB session `session_id` is writing SST `sst_number` and perhaps medium file
+  // `sst_number`: seeding must not treat them as leftovers. Until BuildFinished. A new
+  // session (the DB was reopened) re-seeds: its leftovers are the last session's.
+  void BuildStarted(uint64_t sst_number, const std::string& session_id);
+  void BuildFinished(uint64_t sst_number);
+
+  // An SST exists with these properties. Idempotent. A different DB id than before means the
+  // directory holds a new DB (DestroyDB, then Open): everything known is forgotten.
+  void AddSst(uint64_t sst_number, const TableProperties& props);
+  // SST `sst_number` has been deleted; medium files left without references are deleted.
+  void RemoveSst(uint64_t sst_number);
+
+  // Reads the properties of every SST on disk, once it succeeds; see the file comment.
+  void EnsureSeeded();
+
+  bool seeded() const;
+  // References to medium file `number` (for tests and statistics).
+  uint64_t RefCount(uint64_t number) const;
+
+ private:
+  Status SeedLocked();
+  void UnrefLocked(uint64_t medium_number);
+
+  const std::string dir_;
+  mutable std::mutex mu_;
+  std::shared_ptr<FileSystem> fs_;
+  void ForgetLocked();
+
+  std::string db_id_;
+  std::string session_id_;
+  bool seeded_ = false;
+  std::map<uint64_t, std::vector<uint64_t>> sst_refs_;  // SST number -> medium numbers
+  std::map<uint64_t, uint64_t> medium_refs_;            // medium number -> SST count
+  std::set<uint64_t> building_;                         // SST numbers being written now
+  std::set<uint64_t> written_here_;                     // by this session: not leftovers
+};
+
+// The tracker of the DB whose SSTs live in `dir`. Never null; lives for the process.
+MediumFileTracker* TrackerFor(const std::string& dir);
+
+// HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in DBOptions
+// `listeners` of every DB with a HybridTable column family.
+class HybridKVListener : public EventListener {
+ public:
+  static const char* kClassName() { return "HybridKVListener"; }
+  const char* Name() const override { return kClassName(); }
+
+  void OnTableFileCreated(const TableFileCreationInfo& info) override;
+  void OnTableFileDeleted(const TableFileDeletionInfo& info) override;
+  void OnFlushCompleted(DB* db, const FlushJobInfo& info) override;
+  void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
+};
+
+// "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.
+uint64_t SstNumberOf(const std::string& path);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
