@@ -77,13 +77,31 @@ Status WriteNew(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
   return s;
 }
 
+std::mutex& CacheMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<std::pair<std::string, std::string>, SipKey>& Cache() {
+  static auto* cache = new std::map<std::pair<std::string, std::string>, SipKey>();
+  return *cache;
+}
+
 }  // namespace
+
+std::vector<KnownDbSecret> KnownDbSecrets() {
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  std::vector<KnownDbSecret> out;
+  for (const auto& [key, secret] : Cache()) {
+    out.push_back({key.first, key.second, secret});
+  }
+  return out;
+}
 
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
                    const std::string& db_id, bool create, SipKey* secret) {
-  static std::mutex mu;
-  static std::map<std::pair<std::string, std::string>, SipKey> cache;
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(CacheMutex());
+  auto& cache = Cache();
   const auto cache_key = std::make_pair(dir, db_id);
   auto it = cache.find(cache_key);
   if (it != cache.end()) {

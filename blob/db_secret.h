@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "plugin/hybridkv/blob/siphash.h"
 #include "rocksdb/file_system.h"
@@ -31,6 +32,14 @@ const char* const kSecretFileName = "HYBRIDKV-SECRET";
 // another DB id is Corruption: it belongs to another DB.
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
                    const std::string& db_id, bool create, SipKey* secret);
+
+// Every secret this process has loaded, with its DB's directory and id.
+struct KnownDbSecret {
+  std::string dir;
+  std::string db_id;
+  SipKey secret;
+};
+std::vector<KnownDbSecret> KnownDbSecrets();
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -45,6 +45,11 @@ void MediumFileTracker::ForgetLocked() {
   written_here_.clear();
 }
 
+std::shared_ptr<FileSystem> MediumFileTracker::file_system() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fs_ ? fs_ : FileSystem::Default();
+}
+
 void MediumFileTracker::BuildStarted(uint64_t sst_number, const std::string& session_id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (session_id != session_id_) {

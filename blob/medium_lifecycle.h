@@ -40,6 +40,7 @@ class MediumFileTracker {
   // The file system to read SSTs and delete medium files through (the DB's own). The first
   // one set wins; until then, the default file system.
   void SetFileSystem(const std::shared_ptr<FileSystem>& fs);
+  std::shared_ptr<FileSystem> file_system() const;
 
   // A builder of DB session `session_id` is writing SST `sst_number` and perhaps medium file
   // `sst_number`: seeding must not treat them as leftovers. Until BuildFinished. A new

@@ -7,6 +7,7 @@
 // May depend on: every other folder of HybridKV, and RocksDB.
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -28,6 +29,21 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   Options configured = *options;
   configured.table_factory = NewHybridTableFactory(hybrid.table);
   configured.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+  if (configured.merge_operator != nullptr &&
+      !configured.merge_operator->IsInstanceOf(HybridKVMergeOperator::kClassName())) {
+    configured.merge_operator =
+        std::make_shared<HybridKVMergeOperator>(configured.merge_operator);
+  }
+  if (configured.compaction_filter != nullptr) {  // it takes precedence over a factory
+    configured.compaction_filter_factory = std::make_shared<HybridKVCompactionFilterFactory>(
+        NewSharedCompactionFilterFactory(configured.compaction_filter));
+    configured.compaction_filter = nullptr;
+  } else if (configured.compaction_filter_factory != nullptr &&
+             !configured.compaction_filter_factory->IsInstanceOf(
+                 HybridKVCompactionFilterFactory::kClassName())) {
+    configured.compaction_filter_factory = std::make_shared<HybridKVCompactionFilterFactory>(
+        configured.compaction_filter_factory);
+  }
   bool has_listener = false;
   for (const auto& l : configured.listeners) {
     has_listener |= l != nullptr && l->IsInstanceOf(HybridKVListener::kClassName());
@@ -53,7 +69,11 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
 // Called by RocksDB for every ObjectRegistry it creates (see ROCKSDB_PLUGIN_BUILTINS).
 extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                             const std::string& /*arg*/) {
+  using ROCKSDB_NAMESPACE::CompactionFilterFactory;
   using ROCKSDB_NAMESPACE::EventListener;
+  using ROCKSDB_NAMESPACE::MergeOperator;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVCompactionFilterFactory;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVMergeOperator;
   using ROCKSDB_NAMESPACE::SstPartitionerFactory;
   using ROCKSDB_NAMESPACE::hybridkv::HybridKVListener;
   using ROCKSDB_NAMESPACE::TableFactory;
@@ -78,6 +98,20 @@ extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
       [](const std::string& /*uri*/, std::unique_ptr<EventListener>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new HybridKVListener());
+        return guard->get();
+      });
+  library.AddFactory<CompactionFilterFactory>(
+      HybridKVCompactionFilterFactory::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<CompactionFilterFactory>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new HybridKVCompactionFilterFactory());
+        return guard->get();
+      });
+  library.AddFactory<MergeOperator>(
+      HybridKVMergeOperator::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<MergeOperator>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new HybridKVMergeOperator());
         return guard->get();
       });
   size_t num_types;

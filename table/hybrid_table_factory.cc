@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
@@ -163,6 +164,32 @@ Status HybridTableFactory::ValidateOptions(
         "HybridTable needs its companion HybridKVListener in the DB's `listeners`: it deletes "
         "medium files once no SST references them. Add listeners=HybridKVListener to the DB "
         "options, or use hybridkv::ConfigureOptions.");
+  }
+  // Compactions hand pointers to merge operators and compaction filters as values; only the
+  // wrappers resolve them first.
+  if (cf_opts.merge_operator != nullptr &&
+      !cf_opts.merge_operator->IsInstanceOf(HybridKVMergeOperator::kClassName())) {
+    return Status::InvalidArgument(
+        "HybridTable: merge operator " + std::string(cf_opts.merge_operator->Name()) +
+        " would see medium pointers instead of values in compactions. Wrap it: "
+        "merge_operator={id=HybridKVMergeOperator;inner=" + cf_opts.merge_operator->Name() +
+        "}, or use hybridkv::ConfigureOptions.");
+  }
+  if (cf_opts.compaction_filter != nullptr) {
+    return Status::InvalidArgument(
+        "HybridTable: compaction filter " + std::string(cf_opts.compaction_filter->Name()) +
+        " would see medium pointers instead of values. Let hybridkv::ConfigureOptions wrap it, "
+        "or give it as compaction_filter_factory={id=HybridKVCompactionFilter;inner=...}.");
+  }
+  if (cf_opts.compaction_filter_factory != nullptr &&
+      !cf_opts.compaction_filter_factory->IsInstanceOf(
+          HybridKVCompactionFilterFactory::kClassName())) {
+    return Status::InvalidArgument(
+        "HybridTable: compaction filter factory " +
+        std::string(cf_opts.compaction_filter_factory->Name()) +
+        " would see medium pointers instead of values. Wrap it: compaction_filter_factory="
+        "{id=HybridKVCompactionFilter;inner=" + cf_opts.compaction_filter_factory->Name() +
+        "}, or use hybridkv::ConfigureOptions.");
   }
   if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
     return Status::NotSupported(

@@ -14,6 +14,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -43,10 +44,6 @@ Options MakeOptions(Arm arm) {
   options.create_if_missing = true;
   options.create_missing_column_families = true;
   options.table_factory = MakeTableFactory(arm);
-  if (arm == Arm::kHybrid) {
-    options.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
-    options.listeners.push_back(std::make_shared<HybridKVListener>());
-  }
   options.write_buffer_size = 64 << 10;  // small memtables: several SSTs per scenario
   options.level0_file_num_compaction_trigger = 3;
   options.max_bytes_for_level_base = 256 << 10;
@@ -55,6 +52,11 @@ Options MakeOptions(Arm arm) {
   ConfigOptions config;
   EXPECT_OK(MergeOperator::CreateFromString(config, "stringappend",
                                             &options.merge_operator));
+  if (arm == Arm::kHybrid) {  // HybridTable's required companions
+    options.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+    options.listeners.push_back(std::make_shared<HybridKVListener>());
+    options.merge_operator = std::make_shared<HybridKVMergeOperator>(options.merge_operator);
+  }
   return options;
 }
 
