@@ -9,7 +9,7 @@
 
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_merge_reader.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 
 namespace ROCKSDB_NAMESPACE {

@@ -12,13 +12,22 @@ namespace hybridkv {
 
 HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                                HybridTableReader* table, bool allow_unprepared_value,
-                               const SipKey& secret)
+                               const SipKey& secret, bool scan)
     : inner_(inner),
       inner_in_arena_(inner_in_arena),
       mode_(mode),
       table_(table),
       allow_unprepared_value_(allow_unprepared_value),
-      secret_(secret) {}
+      secret_(secret) {
+  if (scan && mode == Mode::kResolve) {
+    // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256 KiB.
+    readahead_.reset(new MediumReadahead(
+        [table](uint64_t number, std::shared_ptr<MediumFileReader>* file) {
+          return table->GetMediumFile(number, file);
+        },
+        8 << 10, 256 << 10));
+  }
+}
 
 HybridIterator::~HybridIterator() {
   if (inner_in_arena_) {
@@ -69,7 +78,14 @@ void HybridIterator::Update() {
 }
 
 bool HybridIterator::Resolve() {
-  status_ = table_->ResolvePointer(pointer_, MacKey(), &value_buffer_);
+  if (readahead_ != nullptr) {
+    status_ = readahead_->Read(pointer_, MacKey(), &value_buffer_);
+    if (status_.ok()) {
+      table_->RecordResolved(value_buffer_.size(), pointer_.handle.size);
+    }
+  } else {
+    status_ = table_->ResolvePointer(pointer_, MacKey(), &value_buffer_);
+  }
   resolved_ = status_.ok();
   if (resolved_ && pinned_iters_mgr_ != nullptr && pinned_iters_mgr_->PinningEnabled()) {
     auto* owned = new std::string(std::move(value_buffer_));

@@ -1,9 +1,11 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "table/internal_iterator.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -27,8 +29,11 @@ class HybridIterator : public InternalIterator {
   // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so only its
   // destructor may run. kEnvelope needs `secret`: a pointer that does not verify under it
   // fails the iteration instead of reaching a compaction as a plain value.
+  // `scan`: values are resolved through a readahead buffer per medium file, for iterators
+  // that visit neighbouring keys; otherwise each value is one positioned read.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
-                 HybridTableReader* table, bool allow_unprepared_value, const SipKey& secret);
+                 HybridTableReader* table, bool allow_unprepared_value, const SipKey& secret,
+                 bool scan);
   ~HybridIterator() override;
 
   void SetRangeDelReadSeqno(SequenceNumber read_seqno) override {
@@ -96,6 +101,7 @@ class HybridIterator : public InternalIterator {
   MediumPointer pointer_;
   std::string key_buffer_;
   std::string value_buffer_;
+  std::unique_ptr<MediumReadahead> readahead_;  // scans only
 };
 
 }  // namespace hybridkv

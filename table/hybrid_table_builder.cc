@@ -117,8 +117,16 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     status_ = s;
   }
   if (mode_ == Mode::kInline) {
-    merge_reader_.reset(new MediumMergeReader(fs_, MediumFileDirs(dir_, tbo.ioptions),
-                                              medium_file_options_));
+    // Merge reads start at 64 KiB chunks and grow to 1 MiB while they stay sequential.
+    merge_reader_.reset(new MediumReadahead(
+        [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions), fo = medium_file_options_](
+            uint64_t number, std::shared_ptr<MediumFileReader>* out) -> Status {
+          std::unique_ptr<MediumFileReader> opened;
+          IOStatus io = OpenMediumFile(fs, dirs, number, fo, &opened);
+          if (io.ok()) *out = std::move(opened);
+          return io;
+        },
+        64 << 10, 1 << 20));
   }
 }
 

@@ -6,7 +6,7 @@
 
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_merge_reader.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/siphash.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
@@ -86,7 +86,7 @@ class HybridTableBuilder : public TableBuilder {
   InternalTblPropCollFactories collector_factories_;
   std::unique_ptr<TableBuilder> inner_;
   std::unique_ptr<MediumFileWriter> medium_;      // kExtract, created on the first medium value
-  std::unique_ptr<MediumMergeReader> merge_reader_;  // kInline
+  std::unique_ptr<MediumReadahead> merge_reader_;  // kInline
   std::string key_buffer_;
   std::string value_buffer_;
   uint64_t small_values_ = 0, small_bytes_ = 0, large_values_ = 0;

@@ -4,7 +4,7 @@
 #include "db/dbformat.h"
 #include "memory/arena.h"
 #include "plugin/hybridkv/blob/db_secret.h"
-#include "plugin/hybridkv/blob/medium_merge_reader.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "table/get_context.h"
@@ -33,6 +33,9 @@ InternalIterator* HybridTableReader::NewIterator(
   }
   const auto mode = caller == TableReaderCaller::kCompaction ? HybridIterator::Mode::kEnvelope
                                                              : HybridIterator::Mode::kResolve;
+  // Point lookups read one record; scans read ahead, pointers being in key order.
+  const bool scan = caller != TableReaderCaller::kUserGet &&
+                    caller != TableReaderCaller::kUserMultiGet;
   SipKey secret;
   if (mode == HybridIterator::Mode::kEnvelope) {
     Status s = GetSecret(&secret);
@@ -49,10 +52,10 @@ InternalIterator* HybridTableReader::NewIterator(
   // wrapper lives in the same arena as the iterator it wraps.
   if (arena != nullptr) {
     return new (arena->AllocateAligned(sizeof(HybridIterator))) HybridIterator(
-        inner, /*inner_in_arena=*/true, mode, this, allow_unprepared_value, secret);
+        inner, /*inner_in_arena=*/true, mode, this, allow_unprepared_value, secret, scan);
   }
   return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
-                            allow_unprepared_value, secret);
+                            allow_unprepared_value, secret, scan);
 }
 
 // Drives the caller's GetContext from an iterator, one SaveValue per entry of the user key,
@@ -144,12 +147,18 @@ Status HybridTableReader::ResolvePointer(const MediumPointer& pointer, const Sli
   if (s.ok()) {
     s = file->Read(IOOptions(), pointer.handle, user_key, value);
   }
-  if (s.ok() && context_.counters != nullptr) {
-    context_.counters->medium_values_resolved++;
-    context_.counters->medium_bytes_resolved += value->size();
-    context_.counters->resolve_bytes_read += pointer.handle.size;
+  if (s.ok()) {
+    RecordResolved(value->size(), pointer.handle.size);
   }
   return s;
+}
+
+void HybridTableReader::RecordResolved(uint64_t value_bytes, uint64_t bytes_read) {
+  if (context_.counters != nullptr) {
+    context_.counters->medium_values_resolved++;
+    context_.counters->medium_bytes_resolved += value_bytes;
+    context_.counters->resolve_bytes_read += bytes_read;
+  }
 }
 
 Status HybridTableReader::GetSecret(SipKey* secret) {

@@ -126,10 +126,11 @@ class HybridTableReader : public TableReader {
   // The DB secret, to check pointers handed to compactions; Corruption if it is missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
+  Status GetMediumFile(uint64_t number, std::shared_ptr<MediumFileReader>* file);
+  // Counts a value resolved by a read.
+  void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
  private:
-  Status GetMediumFile(uint64_t number, std::shared_ptr<MediumFileReader>* file);
-
   std::unique_ptr<TableReader> inner_;
   const MediumReadContext context_;
   bool has_medium_refs_ = false;

@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,17 +20,20 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const FileOptions& file_options,
                         std::unique_ptr<MediumFileReader>* reader);
 
-// Resolves pointers for a compaction that writes medium values back inline. Pointers arrive
-// in key order, and each medium file holds its records in key order, so within one file the
-// requested offsets increase: each file is read sequentially in chunks and each region is
-// fetched once (Parallax's "sorted segments"). A file's chunk starts at 64 KiB and doubles,
-// up to `max_readahead`, while reads stay sequential: an output SST that needs only a slice
-// of a medium file does not pay for a whole megabyte. Not thread-safe; one per compaction
-// output.
-class MediumMergeReader {
+// Reads pointed-to records when pointers arrive in key order: in a merge-level compaction
+// and in scans. Each medium file holds its records in key order, so within one file the
+// requested offsets move in one direction: each file is read in chunks and each region is
+// fetched once (Parallax's "sorted segments"). A file's chunk starts at `initial_readahead`
+// and doubles, up to `max_readahead`, while reads stay sequential, so a short scan or an
+// output SST that needs a slice of a medium file does not pay for a whole megabyte. Backward
+// scans read chunks that end at the requested record. Not thread-safe.
+class MediumReadahead {
  public:
-  MediumMergeReader(std::shared_ptr<FileSystem> fs, std::vector<std::string> dirs,
-                    FileOptions file_options, size_t max_readahead = 1 << 20);
+  // Supplies open medium files by number.
+  using FileProvider =
+      std::function<Status(uint64_t number, std::shared_ptr<MediumFileReader>* file)>;
+
+  MediumReadahead(FileProvider provider, size_t initial_readahead, size_t max_readahead);
 
   // Sets `*value` to the value `pointer` refers to, after checking the record's crc and
   // that it belongs to `user_key`.
@@ -40,21 +44,19 @@ class MediumMergeReader {
 
  private:
   struct Cursor {
-    std::unique_ptr<MediumFileReader> reader;
+    std::shared_ptr<MediumFileReader> file;
     std::string buffer;
-    uint64_t buffer_offset = 0;  // file offset of buffer[0]
+    uint64_t buffer_offset = 0;  // file offset of data[0]
     Slice data;                  // valid bytes, inside buffer
-    size_t next_read_size = kInitialReadahead;
+    size_t next_read_size = 0;
     uint64_t last_use = 0;
   };
   static constexpr size_t kMaxOpenCursors = 64;
-  static constexpr size_t kInitialReadahead = 64 << 10;
 
   Status GetCursor(uint64_t number, Cursor** cursor);
 
-  const std::shared_ptr<FileSystem> fs_;
-  const std::vector<std::string> dirs_;
-  const FileOptions file_options_;
+  const FileProvider provider_;
+  const size_t initial_readahead_;
   const size_t max_readahead_;
   std::map<uint64_t, Cursor> cursors_;
   uint64_t clock_ = 0;
