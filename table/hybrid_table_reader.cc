@@ -7,6 +7,7 @@
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "db/merge_context.h"
 #include "table/get_context.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -66,6 +67,32 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                               bool skip_filters) {
   if (!has_medium_refs_) {
     return inner_->Get(read_options, key, get_context, prefix_extractor, skip_filters);
+  }
+  // Probe with the inner table's own Get, bloom filter included, and a private GetContext:
+  // if this table holds no entry at all for the key (at or below the lookup sequence), the
+  // answer is complete. Most lookups of an upper-level table end here. The probe ignores
+  // range tombstones and read callbacks, so it only ever sees more entries than the caller
+  // would: "nothing" is exact, anything else takes the iterator below. Without do_merge it
+  // only collects merge operands, as DB::GetMergeOperands does.
+  {
+    PinnableSlice probe_value;
+    MergeContext probe_merge_context;
+    SequenceNumber no_tombstone = 0;
+    GetContext probe(context_.user_comparator, /*merge_operator=*/nullptr, /*logger=*/nullptr,
+                     /*statistics=*/nullptr, GetContext::kNotFound, ExtractUserKey(key),
+                     &probe_value, /*columns=*/nullptr, /*value_found=*/nullptr,
+                     &probe_merge_context, /*do_merge=*/false, &no_tombstone,
+                     /*clock=*/nullptr);
+    Status s = inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
+    if (!s.ok()) {
+      if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
+        get_context->MarkKeyMayExist();
+      }
+      return s;
+    }
+    if (probe.State() == GetContext::kNotFound) {
+      return s;
+    }
   }
   ReadOptions ro = read_options;
   ro.iterate_lower_bound = nullptr;
