@@ -235,6 +235,9 @@ Status HybridTableFactory::NewTableReader(
   context.user_comparator = table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
   context.counters = CountersFor(dir);
+  if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
+    context.block_cache = bbto->block_cache;
+  }
   TrackerFor(dir)->SetFileSystem(io.fs);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;

@@ -9,6 +9,8 @@
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "db/merge_context.h"
 #include "table/get_context.h"
+#include "util/coding.h"
+#include "util/hash.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -167,15 +169,65 @@ Status HybridTableReader::GetMediumFile(uint64_t number,
   return Status::OK();
 }
 
+namespace {
+
+// A medium value in the block cache. The cache key is a 64-bit hash, so the entry also keeps
+// what it is for: a collision is a miss, never another key's value.
+struct CachedMediumValue {
+  uint64_t file_number;
+  std::string user_key;
+  std::string value;
+};
+
+const Cache::CacheItemHelper kCachedMediumValueHelper(
+    CacheEntryRole::kOtherBlock, [](Cache::ObjectPtr obj, MemoryAllocator* /*allocator*/) {
+      delete static_cast<CachedMediumValue*>(obj);
+    });
+
+// 16 bytes, as every RocksDB cache accepts: hash(DB id, file number) and offset.
+std::string CacheKey(const std::string& db_id, const MediumPointer& pointer) {
+  std::string key;
+  PutFixed64(&key, Hash64(db_id.data(), db_id.size(), pointer.file_number));
+  PutFixed64(&key, pointer.handle.offset);
+  return key;
+}
+
+}  // namespace
+
 Status HybridTableReader::ResolvePointer(const MediumPointer& pointer, const Slice& user_key,
                                          std::string* value) {
+  Cache* cache = context_.block_cache.get();
+  std::string cache_key;
+  if (cache != nullptr) {
+    cache_key = CacheKey(context_.db_id, pointer);
+    if (Cache::Handle* h = cache->Lookup(cache_key)) {
+      const auto* cached = static_cast<const CachedMediumValue*>(cache->Value(h));
+      const bool hit = cached->file_number == pointer.file_number && cached->user_key == user_key;
+      if (hit) {
+        value->assign(cached->value);
+      }
+      cache->Release(h);
+      if (hit) {
+        RecordResolved(value->size(), 0);
+        return Status::OK();
+      }
+    }
+  }
   std::shared_ptr<MediumFileReader> file;
   Status s = GetMediumFile(pointer.file_number, &file);
   if (s.ok()) {
     s = file->Read(IOOptions(), pointer.handle, user_key, value);
   }
-  if (s.ok()) {
-    RecordResolved(value->size(), pointer.handle.size);
+  if (!s.ok()) {
+    return s;
+  }
+  RecordResolved(value->size(), pointer.handle.size);
+  if (cache != nullptr) {
+    auto* entry = new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
+    const size_t charge = sizeof(*entry) + entry->user_key.size() + entry->value.size();
+    if (!cache->Insert(cache_key, entry, &kCachedMediumValueHelper, charge).ok()) {
+      delete entry;  // a full strict-capacity cache: the read itself succeeded
+    }
   }
   return s;
 }

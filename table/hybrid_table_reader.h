@@ -10,6 +10,7 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
+#include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -23,6 +24,7 @@ struct MediumReadContext {
   const Comparator* user_comparator = nullptr;
   size_t timestamp_size = 0;
   std::string db_id;  // from the table's properties; finds the secret for compactions
+  std::shared_ptr<Cache> block_cache;  // the inner table's; null when it has none
   DbCounters* counters = nullptr;
 };
 

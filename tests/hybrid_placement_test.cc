@@ -389,6 +389,30 @@ TEST(HybridPlacementTest, CorruptMediumFileIsReported) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
 }
 
+// Point reads of medium values go through the inner table's block cache.
+TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
+  test::ScratchDir dir("cache");
+  Options options = MakeOptions();
+  options.disable_auto_compactions = true;
+  auto db = Open(options, dir.path());
+  const std::string medium(500, 'm');
+  for (int k = 0; k < 100; ++k) ASSERT_OK(db->Put(WriteOptions(), Key(k), medium));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  std::string v;
+  HybridStatistics before, after_first, after_second;
+  ASSERT_OK(GetStatistics(db.get(), &before));
+  ASSERT_OK(db->Get(ReadOptions(), Key(42), &v));
+  ASSERT_EQ(v, medium);
+  ASSERT_OK(GetStatistics(db.get(), &after_first));
+  ASSERT_OK(db->Get(ReadOptions(), Key(42), &v));
+  ASSERT_EQ(v, medium);
+  ASSERT_OK(GetStatistics(db.get(), &after_second));
+  EXPECT_EQ(after_first.medium_values_resolved, before.medium_values_resolved + 1);
+  EXPECT_GT(after_first.resolve_bytes_read, before.resolve_bytes_read);  // a miss reads
+  EXPECT_EQ(after_second.medium_values_resolved, after_first.medium_values_resolved + 1);
+  EXPECT_EQ(after_second.resolve_bytes_read, after_first.resolve_bytes_read);  // a hit does not
+}
+
 // Merge operators and compaction filters see real values, never envelopes: a medium base
 // value merged with operands in a compaction gives the same bytes as in a Get.
 TEST(HybridPlacementTest, MergeOntoMediumBaseValueInCompaction) {
