@@ -1,12 +1,14 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// table/: HybridTable, the TableFactory through which HybridKV places values by size.
+// table/: HybridTable, the TableFactory through which HybridKV places values by size, and
+// HybridKVPartitioner, which keeps trivial moves from carrying pointers past the merge level.
 //
 // HybridTable wraps an inner factory (BlockBasedTable by default). Everything the inner format
 // supports keeps working, because every TableReader, TableBuilder and iterator virtual is
 // forwarded, including the ones RocksDB gives a default body.
 //
-// May depend on: RocksDB public and internal headers (compiled in-tree with RocksDB's flags).
+// May depend on: blob/, compaction_filter/ (to validate wrappers), include/hybridkv, and
+// RocksDB's public and internal headers (compiled in-tree with RocksDB's flags).
 #pragma once
 
 #include <memory>
