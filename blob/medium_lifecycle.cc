@@ -65,7 +65,8 @@ void MediumFileTracker::BuildFinished(uint64_t sst_number) {
   building_.erase(sst_number);
 }
 
-void MediumFileTracker::AddSst(uint64_t sst_number, const TableProperties& props) {
+void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
+                               const TableProperties& props) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!props.db_id.empty() && props.db_id != db_id_) {
     if (!db_id_.empty()) {  // a new DB in this directory: forget the old one
@@ -77,7 +78,11 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const TableProperties& props
     return;
   }
   MediumRefs refs;
-  GetMediumRefs(props, &refs).PermitUncheckedError();
+  bool known = false;
+  GetMediumRefs(props, &refs, &known).PermitUncheckedError();
+  if (!known) {  // not built by HybridKV: read its entries
+    ScanMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, &refs).PermitUncheckedError();
+  }
   std::vector<uint64_t>& list = sst_refs_[sst_number];
   for (const auto& entry : refs) {
     list.push_back(entry.first);
@@ -129,7 +134,7 @@ Status MediumFileTracker::SeedLocked() {
   Options options;
   options.env = Env::Default();
   ImmutableOptions ioptions(options);
-  std::map<uint64_t, std::unique_ptr<TableProperties>> found;
+  std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>> found;
   std::vector<uint64_t> mediums;
   for (const std::string& name : children) {
     if (EndsWith(name, kMediumFileSuffix)) {
@@ -161,11 +166,21 @@ Status MediumFileTracker::SeedLocked() {
       }
       return s;  // unreadable: seeding is retried at the next event
     }
-    found.emplace(number, std::move(props));
+    found.emplace(number, std::make_pair(path, std::move(props)));
   }
-  for (auto& [number, props] : found) {
+  for (auto& [number, entry] : found) {
+    const auto& [path, props] = entry;
     MediumRefs refs;
-    GetMediumRefs(*props, &refs).PermitUncheckedError();
+    bool known = false;
+    GetMediumRefs(*props, &refs, &known).PermitUncheckedError();
+    // An SST not built by HybridKV (stock RocksDB compacted this DB) may still hold copied
+    // pointers. Without medium files there is nothing they could point to.
+    if (!known && !mediums.empty()) {
+      Status s = ScanMediumRefs(fs, path, &refs);
+      if (!s.ok()) {
+        return s;  // retried at the next event; nothing is deleted meanwhile
+      }
+    }
     std::vector<uint64_t>& list = sst_refs_[number];
     for (const auto& entry : refs) {
       list.push_back(entry.first);
@@ -211,7 +226,7 @@ void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
     return;
   }
   MediumFileTracker* tracker = TrackerFor(DirName(info.file_path));
-  tracker->AddSst(number, info.table_properties);
+  tracker->AddSst(number, info.file_path, info.table_properties);
   tracker->EnsureSeeded();
 }
 

@@ -50,7 +50,7 @@ class MediumFileTracker {
 
   // An SST exists with these properties. Idempotent. A different DB id than before means the
   // directory holds a new DB (DestroyDB, then Open): everything known is forgotten.
-  void AddSst(uint64_t sst_number, const TableProperties& props);
+  void AddSst(uint64_t sst_number, const std::string& path, const TableProperties& props);
   // SST `sst_number` has been deleted; medium files left without references are deleted.
   void RemoveSst(uint64_t sst_number);
 

@@ -2,6 +2,12 @@
 #include "plugin/hybridkv/blob/medium_refs.h"
 
 #include "db/dbformat.h"
+#include "file/random_access_file_reader.h"
+#include "options/cf_options.h"
+#include "rocksdb/table.h"
+#include "table/internal_iterator.h"
+#include "table/table_builder.h"
+#include "table/table_reader.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "util/coding.h"
 
@@ -28,17 +34,16 @@ class MediumRefsCollector : public InternalTblPropColl {
   }
   void BlockAdd(uint64_t, uint64_t, uint64_t) override {}
   Status Finish(UserCollectedProperties* properties) override {
-    if (!refs_.empty()) {
-      std::string encoded;
-      PutVarint32(&encoded, kRefsVersion);
-      PutVarint32(&encoded, static_cast<uint32_t>(refs_.size()));
-      for (const auto& [number, ref] : refs_) {
-        PutVarint64(&encoded, number);
-        PutVarint64(&encoded, ref.pointers);
-        PutVarint64(&encoded, ref.record_bytes);
-      }
-      properties->emplace(kMediumRefsProperty, std::move(encoded));
+    // Always written, even empty: its absence marks SSTs built without HybridKV.
+    std::string encoded;
+    PutVarint32(&encoded, kRefsVersion);
+    PutVarint32(&encoded, static_cast<uint32_t>(refs_.size()));
+    for (const auto& [number, ref] : refs_) {
+      PutVarint64(&encoded, number);
+      PutVarint64(&encoded, ref.pointers);
+      PutVarint64(&encoded, ref.record_bytes);
     }
+    properties->emplace(kMediumRefsProperty, std::move(encoded));
     return Status::OK();
   }
   const char* Name() const override { return "HybridKVMediumRefsCollector"; }
@@ -63,10 +68,11 @@ InternalTblPropColl* MediumRefsCollectorFactory::CreateInternalTblPropColl(
   return new MediumRefsCollector();
 }
 
-Status GetMediumRefs(const TableProperties& props, MediumRefs* refs) {
+Status GetMediumRefs(const TableProperties& props, MediumRefs* refs, bool* known) {
   refs->clear();
   auto it = props.user_collected_properties.find(kMediumRefsProperty);
-  if (it == props.user_collected_properties.end()) {
+  *known = it != props.user_collected_properties.end();
+  if (!*known) {
     return Status::OK();
   }
   Slice in(it->second);
@@ -85,6 +91,44 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs) {
     (*refs)[number] = ref;
   }
   return Status::OK();
+}
+
+Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs, const std::string& sst_path,
+                      MediumRefs* refs) {
+  refs->clear();
+  uint64_t size = 0;
+  Status s = fs->GetFileSize(sst_path, IOOptions(), &size, nullptr);
+  std::unique_ptr<RandomAccessFileReader> file;
+  if (s.ok()) {
+    s = RandomAccessFileReader::Create(fs, sst_path, FileOptions(), &file, nullptr);
+  }
+  if (!s.ok()) {
+    return s;
+  }
+  Options options;
+  ImmutableOptions ioptions(options);
+  EnvOptions env_options;
+  InternalKeyComparator icmp(BytewiseComparator());
+  std::shared_ptr<const SliceTransform> no_prefix;
+  TableReaderOptions tro(ioptions, no_prefix, env_options, icmp,
+                         /*block_protection_bytes_per_key=*/0);
+  std::unique_ptr<TableReader> reader;
+  std::shared_ptr<TableFactory> bbt(NewBlockBasedTableFactory());
+  s = bbt->NewTableReader(tro, std::move(file), size, &reader);
+  if (!s.ok()) {
+    return s;
+  }
+  std::unique_ptr<InternalIterator> it(reader->NewIterator(
+      ReadOptions(), nullptr, nullptr, /*skip_filters=*/true, TableReaderCaller::kCompaction));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    MediumPointer p;
+    if (ExtractValueType(it->key()) == kTypeBlobIndex && PeekMediumPointer(it->value(), &p)) {
+      MediumFileRef& ref = (*refs)[p.file_number];
+      ref.pointers++;
+      ref.record_bytes += p.handle.size;
+    }
+  }
+  return it->status();
 }
 
 }  // namespace hybridkv

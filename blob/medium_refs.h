@@ -10,6 +10,9 @@
 //            record_bytes:varint64){count}
 //
 // Files are listed in increasing file number. The table's own block checksums protect it.
+// HybridKV writes the property into every SST it builds, with count 0 when there are no
+// references: an SST without it was built without HybridKV (stock RocksDB compacting a
+// HybridKV DB copies pointers verbatim), so its references are unknown.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include <string>
 
 #include "db/table_properties_collector.h"
+#include "rocksdb/file_system.h"
 #include "rocksdb/table_properties.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -31,8 +35,14 @@ struct MediumFileRef {
 };
 using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
 
-// Decodes the refs property of `props`. An SST without the property references nothing.
-Status GetMediumRefs(const TableProperties& props, MediumRefs* refs);
+// Decodes the refs property of `props`. `*known` is false when the SST has no such property:
+// it was not built by HybridKV and may hold pointers all the same.
+Status GetMediumRefs(const TableProperties& props, MediumRefs* refs, bool* known);
+
+// Collects the references of an SST built without HybridKV by reading every entry: the
+// fallback when its properties cannot tell.
+Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs, const std::string& sst_path,
+                      MediumRefs* refs);
 
 // Creates the refs collector; add it to a builder's internal collectors.
 class MediumRefsCollectorFactory : public InternalTblPropCollFactory {

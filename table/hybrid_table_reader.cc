@@ -20,8 +20,10 @@ HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
     : inner_(std::move(inner)), context_(std::move(context)) {
   auto props = inner_->GetTableProperties();
   MediumRefs refs;
-  // A property that does not decode counts as references: the slow path is always correct.
-  has_medium_refs_ = props != nullptr && (!GetMediumRefs(*props, &refs).ok() || !refs.empty());
+  bool known = false;
+  // Unknown or undecodable references count as references: the slow path is always correct.
+  has_medium_refs_ =
+      props == nullptr || !GetMediumRefs(*props, &refs, &known).ok() || !known || !refs.empty();
 }
 
 InternalIterator* HybridTableReader::NewIterator(
@@ -140,7 +142,8 @@ Status HybridTableReader::VerifyChecksum(const ReadOptions& read_options,
     return s;
   }
   MediumRefs refs;
-  s = GetMediumRefs(*inner_->GetTableProperties(), &refs);
+  bool known = false;
+  s = GetMediumRefs(*inner_->GetTableProperties(), &refs, &known);
   for (auto it = refs.begin(); s.ok() && it != refs.end(); ++it) {
     std::shared_ptr<MediumFileReader> file;
     s = GetMediumFile(it->first, &file);

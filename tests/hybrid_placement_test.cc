@@ -17,6 +17,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/db.h"
@@ -128,7 +129,9 @@ MediumRefs LiveRefs(DB* db) {
   MediumRefs all;
   for (const auto& [file, p] : props) {
     MediumRefs refs;
-    EXPECT_OK(GetMediumRefs(*p, &refs));
+    bool known = false;
+    EXPECT_OK(GetMediumRefs(*p, &refs, &known));
+    EXPECT_TRUE(known) << file;
     for (const auto& [number, ref] : refs) {
       all[number].pointers += ref.pointers;
       all[number].record_bytes += ref.record_bytes;
@@ -387,6 +390,64 @@ TEST(HybridPlacementTest, CorruptMediumFileIsReported) {
   EXPECT_EQ(good + corrupt, static_cast<int>(model.size()));
   Status s = db->VerifyChecksum();
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+}
+
+// Opened by RocksDB without HybridKV (the user's own BlockBasedTable options), a DB with
+// medium pointers fails loudly on them, and never returns a pointer as a value.
+TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
+  test::ScratchDir dir("noplugin");
+  Options hybrid = MakeOptions();
+  hybrid.disable_auto_compactions = true;
+  Model model;
+  {
+    auto db = Open(hybrid, dir.path());
+    for (int k = 0; k < 200; ++k) {
+      model[Key(k)] = k % 2 ? std::string(300, 'm') : std::string(9, 's');  // medium, small
+      ASSERT_OK(db->Put(WriteOptions(), Key(k), model[Key(k)]));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(db->Close());
+  }
+  Options stock;
+  stock.disable_auto_compactions = true;
+  stock.num_levels = hybrid.num_levels;
+  {
+    auto db = Open(stock, dir.path());
+    for (const auto& [key, value] : model) {
+      std::string v;
+      Status s = db->Get(ReadOptions(), key, &v);
+      if (value.size() < 96) {
+        ASSERT_OK(s);  // small values are plain SST values
+        EXPECT_EQ(v, value);
+      } else {
+        EXPECT_FALSE(s.ok()) << key << " returned " << v.size() << " bytes";
+      }
+    }
+    auto scanned = test::ScanAll(db.get());
+    ASSERT_FALSE(scanned.empty());
+    EXPECT_EQ(scanned.back().first, "<iterator error>");
+    // A stock compaction either fails or copies the pointer entries untouched (they are blob
+    // indexes to it): it never turns a pointer into a value.
+    Status s = db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    std::printf("stock CompactRange on a HybridKV DB: %s\n", s.ToString().c_str());
+    ASSERT_OK(db->Close());
+  }
+  auto db = Open(hybrid, dir.path());  // nothing was lost
+  CheckAll(db.get(), model, 1);
+  // The stock compaction's SSTs hold pointers but no HybridKV properties: seeding must scan
+  // them, not take their medium file for a leftover.
+  ASSERT_OK(db->Put(WriteOptions(), "another", std::string(300, 'a')));
+  model["another"] = std::string(300, 'a');
+  ASSERT_OK(db->Flush(FlushOptions()));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!TrackerFor(dir.path())->seeded() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(TrackerFor(dir.path())->seeded());
+  CheckAll(db.get(), model, 1);
+  ASSERT_OK(db->Close());
+  db = Open(hybrid, dir.path());
+  CheckAll(db.get(), model, 1);
 }
 
 // Point reads of medium values go through the inner table's block cache.
