@@ -24,6 +24,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/sst_file_writer.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -448,6 +449,59 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
   ASSERT_OK(db->Close());
   db = Open(hybrid, dir.path());
   CheckAll(db.get(), model, 1);
+}
+
+// SstFileWriter output (reason kMisc) keeps every value inline, even with HybridTable
+// options; ingested, it reads back exactly.
+TEST(HybridPlacementTest, SstFileWriterNeverExtracts) {
+  test::ScratchDir dir("sstwriter");
+  Options options = MakeOptions();
+  auto db = Open(options, dir.path());
+  const std::string sst = dir.Sub("external.sst.tmp");
+  SstFileWriter writer(EnvOptions(), options);
+  ASSERT_OK(writer.Open(sst));
+  Model model;
+  for (int k = 0; k < 500; ++k) {
+    model[Key(k)] = std::string(100 + k, 'w');  // medium-sized
+    ASSERT_OK(writer.Put(Key(k), model[Key(k)]));
+  }
+  ASSERT_OK(writer.Finish());
+  auto raw = test::ScanSstRaw(sst);
+  ASSERT_OK(raw.status);
+  EXPECT_EQ(raw.entries, 500u);
+  EXPECT_EQ(raw.pointer_entries, 0u);
+  EXPECT_TRUE(test::FilesWithSuffix(dir.path(), ".medium").empty());
+  ASSERT_OK(db->IngestExternalFile({sst}, IngestExternalFileOptions()));
+  CheckAll(db.get(), model, 1);
+}
+
+// Table iterators resolve a medium value only in PrepareValue() (RocksDB's iterators always
+// ask tables for unprepared values), so entries that DBIter steps over, such as older
+// versions and deleted keys, cost no medium read.
+TEST(HybridPlacementTest, ShadowedEntriesAreNeverResolved) {
+  test::ScratchDir dir("lazy");
+  Options options = MakeOptions();
+  options.disable_auto_compactions = true;
+  auto db = Open(options, dir.path());
+  Model model;
+  for (int version = 0; version < 2; ++version) {  // two L0 files, each with every key
+    for (int k = 0; k < 300; ++k) {
+      model[Key(k)] = std::string(200, static_cast<char>('a' + (k + version) % 26));
+      ASSERT_OK(db->Put(WriteOptions(), Key(k), model[Key(k)]));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+  }
+  for (int k = 0; k < 300; k += 3) {
+    ASSERT_OK(db->Delete(WriteOptions(), Key(k)));
+    model.erase(Key(k));
+  }
+  HybridStatistics before, after;
+  ASSERT_OK(GetStatistics(db.get(), &before));
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  ASSERT_EQ(test::ScanAll(db.get()), Pairs(model.begin(), model.end()));
+  ASSERT_OK(GetStatistics(db.get(), &after));
+  // 600 pointers on disk; only the 200 newest, live ones are read.
+  EXPECT_EQ(after.medium_values_resolved - before.medium_values_resolved, 200u);
 }
 
 // Point reads of medium values go through the inner table's block cache.
