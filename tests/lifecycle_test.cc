@@ -141,3 +141,53 @@ TEST(LifecycleTest, TwoDbsInOneProcessKeepTheirOwnState) {
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+TEST(LifecycleTest, CheckpointHoldsMediumFilesAndSecret) {
+  test::ScratchDir dir("ckpt-src"), out("ckpt-out");
+  const std::string checkpoint = out.Sub("checkpoint");
+  Options options = MakeOptions();
+  auto db = Open(options, dir.path());
+  Write(db.get(), 1000, 1);
+  Write(db.get(), 500, 2);
+  ASSERT_OK(CreateCheckpoint(db.get(), checkpoint));
+  // The source goes on: compacting it deletes its medium files, not the checkpoint's.
+  FullCompaction(db.get());
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
+  EXPECT_EQ(MediumFiles(checkpoint), 2u);
+  auto copy = Open(options, checkpoint);
+  for (int i = 0; i < 1000; ++i) {
+    std::string v;
+    ASSERT_OK(copy->Get(ReadOptions(), Key(i), &v)) << i;
+    ASSERT_EQ(v, Medium(i, i < 500 ? 2 : 1));
+  }
+  // Compactions of the copy verify pointers with the copied secret.
+  FullCompaction(copy.get());
+  std::string v;
+  ASSERT_OK(copy->Get(ReadOptions(), Key(700), &v));
+  EXPECT_EQ(v, Medium(700, 1));
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(checkpoint) == 0; }));
+}
+
+TEST(LifecycleTest, DestroyDbRemovesMediumFilesAndSecret) {
+  test::ScratchDir dir("destroy");
+  const std::string path = dir.Sub("db");
+  Options options = MakeOptions();
+  auto db = Open(options, path);
+  Write(db.get(), 100, 1);
+  ASSERT_GT(MediumFiles(path), 0u);
+  Status s = hybridkv::DestroyDB(path, options);  // refused while open
+  EXPECT_FALSE(s.ok());
+  EXPECT_GT(MediumFiles(path), 0u);
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(hybridkv::DestroyDB(path, options));
+  EXPECT_TRUE(options.env->FileExists(path).IsNotFound());
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

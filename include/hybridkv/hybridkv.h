@@ -95,6 +95,16 @@ struct HybridStatistics {
 // Fills `*stats` for `db`.
 Status GetStatistics(DB* db, HybridStatistics* stats);
 
+// Like Checkpoint::CreateCheckpoint, but the checkpoint also holds the DB's medium files and
+// its secret, so it opens and reads every value. `checkpoint_dir` must not exist yet. File
+// deletions are disabled for the duration, so every medium file an SST of the checkpoint
+// references is still there to link (or copy, across file systems).
+Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir);
+
+// Like DestroyDB, and also removes the DB's medium files and secret. Fails, removing nothing
+// of HybridKV's, while the DB is open.
+Status DestroyDB(const std::string& name, const Options& options);
+
 // A HybridTable factory wrapping `inner`, or a default BlockBasedTable when `inner` is null.
 std::shared_ptr<TableFactory> NewHybridTableFactory(
     std::shared_ptr<TableFactory> inner = nullptr);
