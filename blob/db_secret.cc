@@ -13,7 +13,8 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-constexpr uint64_t kSecretMagic = 0x3174657263657368ull;  // "hsecret1", little-endian
+constexpr uint64_t kSecretMagic =
+    0x3174657263657368ull;  // "hsecret1", little-endian
 constexpr uint32_t kSecretVersion = 1;
 
 std::string Encode(const SipKey& key, const std::string& db_id) {
@@ -27,22 +28,26 @@ std::string Encode(const SipKey& key, const std::string& db_id) {
   return out;
 }
 
-Status Decode(const std::string& path, const Slice& data, const std::string& db_id,
-              SipKey* key) {
+Status Decode(const std::string& path, const Slice& data,
+              const std::string& db_id, SipKey* key) {
   auto bad = [&](const std::string& what) {
-    return Status::Corruption("HybridKV secret file " + path + ": " + what +
-                              ". Restore it from the DB's backup; without it medium values "
-                              "cannot be told from plain values.");
+    return Status::Corruption(
+        "HybridKV secret file " + path + ": " + what +
+        ". Restore it from the DB's backup; without it medium values "
+        "cannot be told from plain values.");
   };
-  if (data.size() < 8 + 4 + 16 + 1 + 4 || DecodeFixed64(data.data()) != kSecretMagic) {
+  if (data.size() < 8 + 4 + 16 + 1 + 4 ||
+      DecodeFixed64(data.data()) != kSecretMagic) {
     return bad("not a secret file or truncated");
   }
   const size_t body = data.size() - 4;
-  if (crc32c::Unmask(DecodeFixed32(data.data() + body)) != crc32c::Value(data.data(), body)) {
+  if (crc32c::Unmask(DecodeFixed32(data.data() + body)) !=
+      crc32c::Value(data.data(), body)) {
     return bad("checksum mismatch");
   }
   if (DecodeFixed32(data.data() + 8) != kSecretVersion) {
-    return Status::NotSupported("HybridKV secret file " + path + " has an unknown version " +
+    return Status::NotSupported("HybridKV secret file " + path +
+                                " has an unknown version " +
                                 std::to_string(DecodeFixed32(data.data() + 8)));
   }
   key->k0 = DecodeFixed64(data.data() + 12);
@@ -53,20 +58,22 @@ Status Decode(const std::string& path, const Slice& data, const std::string& db_
     return bad("bad DB id field");
   }
   if (stored_id != Slice(db_id)) {
-    return bad("written for DB id '" + stored_id.ToString() + "', but this DB's id is '" +
-               db_id + "'");
+    return bad("written for DB id '" + stored_id.ToString() +
+               "', but this DB's id is '" + db_id + "'");
   }
   return Status::OK();
 }
 
 Status WriteNew(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
-                const std::string& path, const std::string& db_id, SipKey* key) {
+                const std::string& path, const std::string& db_id,
+                SipKey* key) {
   std::random_device rd;
   key->k0 = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   key->k1 = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   const std::string tmp = path + ".tmp";
   IOOptions io;
-  IOStatus s = WriteStringToFile(fs.get(), Encode(*key, db_id), tmp, /*should_sync=*/true);
+  IOStatus s = WriteStringToFile(fs.get(), Encode(*key, db_id), tmp,
+                                 /*should_sync=*/true);
   if (s.ok()) s = fs->RenameFile(tmp, path, io, nullptr);
   if (s.ok()) {
     std::unique_ptr<FSDirectory> d;
@@ -83,7 +90,8 @@ std::mutex& CacheMutex() {
 }
 
 std::map<std::pair<std::string, std::string>, SipKey>& Cache() {
-  static auto* cache = new std::map<std::pair<std::string, std::string>, SipKey>();
+  static auto* cache =
+      new std::map<std::pair<std::string, std::string>, SipKey>();
   return *cache;
 }
 
@@ -98,8 +106,9 @@ std::vector<KnownDbSecret> KnownDbSecrets() {
   return out;
 }
 
-Status GetDbSecret(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
-                   const std::string& db_id, bool create, SipKey* secret) {
+Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
+                   const std::string& dir, const std::string& db_id,
+                   bool create, SipKey* secret) {
   std::lock_guard<std::mutex> lock(CacheMutex());
   auto& cache = Cache();
   const auto cache_key = std::make_pair(dir, db_id);
@@ -109,7 +118,8 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs, const std::string& dir
     return Status::OK();
   }
   if (db_id.empty()) {
-    return Status::InvalidArgument("HybridKV needs the DB id to find its secret, got none");
+    return Status::InvalidArgument(
+        "HybridKV needs the DB id to find its secret, got none");
   }
   const std::string path = dir + "/" + kSecretFileName;
   std::string data;
@@ -117,7 +127,8 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs, const std::string& dir
   Status result;
   if (s.ok()) {
     result = Decode(path, data, db_id, secret);
-  } else if (s.IsNotFound() || !fs->FileExists(path, IOOptions(), nullptr).ok()) {
+  } else if (s.IsNotFound() ||
+             !fs->FileExists(path, IOOptions(), nullptr).ok()) {
     if (!create) {
       return Status::NotFound("HybridKV secret file " + path + " is missing");
     }

@@ -2,16 +2,19 @@
 //
 // The per-DB secret that keys medium-pointer MACs (medium_pointer.h).
 //
-// Secret file format, version 1: `<db dir>/HYBRIDKV-SECRET`, 32 bytes plus the DB id.
+// Secret file format, version 1: `<db dir>/HYBRIDKV-SECRET`, 32 bytes plus the
+// DB id.
 //
-//   file := magic:fixed64 version:fixed32 k0:fixed64 k1:fixed64 db_id_size:varint32 db_id
+//   file := magic:fixed64 version:fixed32 k0:fixed64 k1:fixed64
+//   db_id_size:varint32 db_id
 //           crc:fixed32
 //
-// crc is the masked crc32c of everything before it. The file is created once, by the first
-// flush that extracts a medium value, with a random key; it is written to a temporary file,
-// synced, renamed into place, and the directory is synced. Checkpoints and backups must copy it
-// (see the helpers in include/hybridkv/hybridkv.h); without it, pointers cannot be told from
-// plain values and compactions refuse to proceed.
+// crc is the masked crc32c of everything before it. The file is created once,
+// by the first flush that extracts a medium value, with a random key; it is
+// written to a temporary file, synced, renamed into place, and the directory is
+// synced. Checkpoints and backups must copy it (see the helpers in
+// include/hybridkv/hybridkv.h); without it, pointers cannot be told from plain
+// values and compactions refuse to proceed.
 #pragma once
 
 #include <memory>
@@ -27,11 +30,13 @@ namespace hybridkv {
 
 const char* const kSecretFileName = "HYBRIDKV-SECRET";
 
-// Returns the secret of the DB `db_id` in `dir`, loading it, or creating it when `create` and
-// no secret file exists yet. Thread-safe; cached per (dir, db_id). A secret file written for
-// another DB id is Corruption: it belongs to another DB.
-Status GetDbSecret(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
-                   const std::string& db_id, bool create, SipKey* secret);
+// Returns the secret of the DB `db_id` in `dir`, loading it, or creating it
+// when `create` and no secret file exists yet. Thread-safe; cached per (dir,
+// db_id). A secret file written for another DB id is Corruption: it belongs to
+// another DB.
+Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
+                   const std::string& dir, const std::string& db_id,
+                   bool create, SipKey* secret);
 
 // Every secret this process has loaded, with its DB's directory and id.
 struct KnownDbSecret {

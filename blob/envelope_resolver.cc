@@ -9,15 +9,16 @@
 
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Recently used medium files, keyed by (dir, DB id, number): the DB id keeps a directory's
-// next DB (after DestroyDB) from hitting a previous DB's file of the same number.
+// Recently used medium files, keyed by (dir, DB id, number): the DB id keeps a
+// directory's next DB (after DestroyDB) from hitting a previous DB's file of
+// the same number.
 class OpenFiles {
  public:
   Status Get(const std::string& dir, const std::string& db_id, uint64_t number,
@@ -32,8 +33,8 @@ class OpenFiles {
       }
     }
     std::unique_ptr<MediumFileReader> opened;
-    IOStatus s = OpenMediumFile(TrackerFor(dir)->file_system(), {dir}, number, FileOptions(),
-                                &opened);
+    IOStatus s = OpenMediumFile(TrackerFor(dir)->file_system(), {dir}, number,
+                                FileOptions(), &opened);
     if (!s.ok()) {
       return s;
     }
@@ -58,8 +59,8 @@ class OpenFiles {
 
 }  // namespace
 
-Status ResolveIfPointer(const Slice& candidate, const Slice& user_key, bool* is_pointer,
-                        std::string* value) {
+Status ResolveIfPointer(const Slice& candidate, const Slice& user_key,
+                        bool* is_pointer, std::string* value) {
   *is_pointer = false;
   if (!MayBeMediumPointer(candidate)) {
     return Status::OK();
@@ -72,7 +73,8 @@ Status ResolveIfPointer(const Slice& candidate, const Slice& user_key, bool* is_
     *is_pointer = true;
     static auto* open_files = new OpenFiles();
     std::shared_ptr<MediumFileReader> file;
-    Status s = open_files->Get(known.dir, known.db_id, pointer.file_number, &file);
+    Status s =
+        open_files->Get(known.dir, known.db_id, pointer.file_number, &file);
     if (s.ok()) {
       s = file->Read(IOOptions(), pointer.handle, user_key, value);
     }

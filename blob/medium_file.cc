@@ -10,7 +10,8 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-IOStatus Corrupt(const std::string& path, uint64_t offset, const std::string& what) {
+IOStatus Corrupt(const std::string& path, uint64_t offset,
+                 const std::string& what) {
   return IOStatus::Corruption("medium file " + path + " at offset " +
                               std::to_string(offset) + ": " + what);
 }
@@ -26,7 +27,8 @@ std::string MediumFileName(const std::string& dir, uint64_t number) {
   return dir + "/" + std::to_string(number) + kMediumFileSuffix;
 }
 
-MediumFileWriter::MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
+MediumFileWriter::MediumFileWriter(const std::shared_ptr<FileSystem>& fs,
+                                   std::string path,
                                    std::unique_ptr<WritableFileWriter> file)
     : fs_(fs), path_(std::move(path)), file_(std::move(file)) {}
 
@@ -37,14 +39,17 @@ MediumFileWriter::~MediumFileWriter() {
 }
 
 IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
-                                  const std::string& path, const FileOptions& file_options,
+                                  const std::string& path,
+                                  const FileOptions& file_options,
                                   std::unique_ptr<MediumFileWriter>* writer) {
   std::unique_ptr<WritableFileWriter> file;
-  IOStatus s = WritableFileWriter::Create(fs, path, file_options, &file, nullptr);
+  IOStatus s =
+      WritableFileWriter::Create(fs, path, file_options, &file, nullptr);
   if (!s.ok()) {
     return s;
   }
-  std::unique_ptr<MediumFileWriter> w(new MediumFileWriter(fs, path, std::move(file)));
+  std::unique_ptr<MediumFileWriter> w(
+      new MediumFileWriter(fs, path, std::move(file)));
   char header[kMediumFileHeaderSize];
   EncodeFixed64(header, kMediumFileMagic);
   EncodeFixed32(header + 8, kMediumFileVersion);
@@ -66,8 +71,8 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   PutVarint32(&scratch_, static_cast<uint32_t>(value.size()));
   scratch_.append(user_key.data(), user_key.size());
   scratch_.append(value.data(), value.size());
-  EncodeFixed32(&scratch_[0],
-                crc32c::Mask(crc32c::Value(scratch_.data() + 4, scratch_.size() - 4)));
+  EncodeFixed32(&scratch_[0], crc32c::Mask(crc32c::Value(scratch_.data() + 4,
+                                                         scratch_.size() - 4)));
   IOStatus s = file_->Append(IOOptions(), scratch_);
   if (!s.ok()) {
     return s;
@@ -95,7 +100,8 @@ IOStatus MediumFileWriter::Finish() {
     offset_ += sizeof(footer);
     std::unique_ptr<FSDirectory> dir;
     s = fs_->NewDirectory(DirName(path_), io, &dir, nullptr);
-    if (s.ok()) s = dir->FsyncWithDirOptions(io, nullptr, DirFsyncOptions(path_));
+    if (s.ok())
+      s = dir->FsyncWithDirOptions(io, nullptr, DirFsyncOptions(path_));
     if (s.ok()) s = dir->Close(io, nullptr);
   }
   if (s.ok()) {
@@ -139,7 +145,8 @@ MediumFileReader::MediumFileReader(std::string path,
 
 MediumFileReader::~MediumFileReader() = default;
 
-IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs, const std::string& path,
+IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
+                                const std::string& path,
                                 const FileOptions& file_options,
                                 std::unique_ptr<MediumFileReader>* reader) {
   uint64_t size = 0;
@@ -148,23 +155,25 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs, const std
     return s;
   }
   if (size < kMediumFileHeaderSize + kMediumFileFooterSize) {
-    return Corrupt(path, 0, "file is " + std::to_string(size) +
-                                " bytes, shorter than header and footer");
+    return Corrupt(path, 0,
+                   "file is " + std::to_string(size) +
+                       " bytes, shorter than header and footer");
   }
   std::unique_ptr<RandomAccessFileReader> file;
   s = RandomAccessFileReader::Create(fs, path, file_options, &file, nullptr);
   if (!s.ok()) {
     return s;
   }
-  std::unique_ptr<MediumFileReader> r(new MediumFileReader(path, std::move(file)));
+  std::unique_ptr<MediumFileReader> r(
+      new MediumFileReader(path, std::move(file)));
   char header_buf[kMediumFileHeaderSize];
   char footer_buf[kMediumFileFooterSize];
   Slice header, footer;
   IOOptions io;
   s = r->file_->Read(io, 0, sizeof(header_buf), &header, header_buf, nullptr);
   if (s.ok()) {
-    s = r->file_->Read(io, size - sizeof(footer_buf), sizeof(footer_buf), &footer,
-                       footer_buf, nullptr);
+    s = r->file_->Read(io, size - sizeof(footer_buf), sizeof(footer_buf),
+                       &footer, footer_buf, nullptr);
   }
   if (!s.ok()) {
     return s;
@@ -176,10 +185,10 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs, const std
     return Corrupt(path, 0, "bad header (not a medium file, or damaged)");
   }
   if (DecodeFixed32(header.data() + 8) != kMediumFileVersion) {
-    return IOStatus::NotSupported("medium file " + path + " has format version " +
-                                  std::to_string(DecodeFixed32(header.data() + 8)) +
-                                  "; this HybridKV reads version " +
-                                  std::to_string(kMediumFileVersion));
+    return IOStatus::NotSupported(
+        "medium file " + path + " has format version " +
+        std::to_string(DecodeFixed32(header.data() + 8)) +
+        "; this HybridKV reads version " + std::to_string(kMediumFileVersion));
   }
   const uint64_t footer_offset = size - kMediumFileFooterSize;
   if (footer.size() != kMediumFileFooterSize ||
@@ -187,7 +196,8 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs, const std
       crc32c::Unmask(DecodeFixed32(footer.data() + 16)) !=
           crc32c::Value(footer.data(), 16) ||
       DecodeFixed64(footer.data() + 8) != footer_offset) {
-    return Corrupt(path, footer_offset, "bad footer (truncated or damaged file)");
+    return Corrupt(path, footer_offset,
+                   "bad footer (truncated or damaged file)");
   }
   r->num_records_ = DecodeFixed64(footer.data());
   r->data_end_ = footer_offset;
@@ -195,15 +205,20 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs, const std
   return s;
 }
 
-IOStatus MediumFileReader::Read(const IOOptions& io_options, const MediumRecordHandle& handle,
-                                const Slice& user_key, std::string* value) const {
-  if (handle.offset < kMediumFileHeaderSize || handle.offset + handle.size > data_end_) {
-    return Corrupt(path_, handle.offset, "record of " + std::to_string(handle.size) +
-                                             " bytes lies outside the data region");
+IOStatus MediumFileReader::Read(const IOOptions& io_options,
+                                const MediumRecordHandle& handle,
+                                const Slice& user_key,
+                                std::string* value) const {
+  if (handle.offset < kMediumFileHeaderSize ||
+      handle.offset + handle.size > data_end_) {
+    return Corrupt(path_, handle.offset,
+                   "record of " + std::to_string(handle.size) +
+                       " bytes lies outside the data region");
   }
   std::string scratch;
   Slice record;
-  IOStatus s = ReadRange(io_options, handle.offset, handle.size, &scratch, &record);
+  IOStatus s =
+      ReadRange(io_options, handle.offset, handle.size, &scratch, &record);
   if (!s.ok()) {
     return s;
   }
@@ -213,19 +228,24 @@ IOStatus MediumFileReader::Read(const IOOptions& io_options, const MediumRecordH
     return Corrupt(path_, handle.offset, d.getState());
   }
   if (key != user_key) {
-    return Corrupt(path_, handle.offset, "record holds another key than the pointer's");
+    return Corrupt(path_, handle.offset,
+                   "record holds another key than the pointer's");
   }
   value->assign(v.data(), v.size());
   return s;
 }
 
-IOStatus MediumFileReader::ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
-                                     std::string* scratch, Slice* result) const {
+IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,
+                                     uint64_t offset, size_t n,
+                                     std::string* scratch,
+                                     Slice* result) const {
   scratch->resize(n);
-  IOStatus s = file_->Read(io_options, offset, n, result, &(*scratch)[0], nullptr);
+  IOStatus s =
+      file_->Read(io_options, offset, n, result, &(*scratch)[0], nullptr);
   if (s.ok() && result->size() != n) {
-    return Corrupt(path_, offset, "short read of " + std::to_string(result->size()) +
-                                      " bytes, expected " + std::to_string(n));
+    return Corrupt(path_, offset,
+                   "short read of " + std::to_string(result->size()) +
+                       " bytes, expected " + std::to_string(n));
   }
   return s;
 }
@@ -237,7 +257,8 @@ Status MediumFileReader::VerifyChecksums(const IOOptions& io_options) const {
   uint64_t records = 0;
   std::string pending;  // a record split across chunks
   while (offset < data_end_) {
-    size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, data_end_ - offset));
+    size_t n =
+        static_cast<size_t>(std::min<uint64_t>(kChunk, data_end_ - offset));
     Slice chunk;
     IOStatus s = ReadRange(io_options, offset, n, &scratch, &chunk);
     if (!s.ok()) return s;
@@ -247,13 +268,18 @@ Status MediumFileReader::VerifyChecksums(const IOOptions& io_options) const {
     while (in.size() >= 6) {
       Slice header(in.data() + 4, in.size() - 4);
       uint32_t key_size, value_size;
-      if (!GetVarint32(&header, &key_size) || !GetVarint32(&header, &value_size)) break;
-      size_t record_size = static_cast<size_t>(header.data() - in.data()) + key_size + value_size;
+      if (!GetVarint32(&header, &key_size) ||
+          !GetVarint32(&header, &value_size))
+        break;
+      size_t record_size = static_cast<size_t>(header.data() - in.data()) +
+                           key_size + value_size;
       if (record_size > in.size()) break;
       Slice key, value;
-      Status d = DecodeMediumRecord(Slice(in.data(), record_size), &key, &value);
+      Status d =
+          DecodeMediumRecord(Slice(in.data(), record_size), &key, &value);
       if (!d.ok()) {
-        return Corrupt(path_, offset - pending.size() + (in.data() - pending.data()),
+        return Corrupt(path_,
+                       offset - pending.size() + (in.data() - pending.data()),
                        d.getState());
       }
       records++;
@@ -262,9 +288,10 @@ Status MediumFileReader::VerifyChecksums(const IOOptions& io_options) const {
     pending.erase(0, pending.size() - in.size());
   }
   if (!pending.empty() || records != num_records_) {
-    return Corrupt(path_, data_end_, "found " + std::to_string(records) +
-                                         " whole records, the footer says " +
-                                         std::to_string(num_records_));
+    return Corrupt(path_, data_end_,
+                   "found " + std::to_string(records) +
+                       " whole records, the footer says " +
+                       std::to_string(num_records_));
   }
   return Status::OK();
 }

@@ -1,24 +1,29 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// blob/: medium value files, HybridKV's transient home for medium-class values, and the
-// pointers (envelopes, see medium_pointer.h) that SSTs hold in their place.
+// blob/: medium value files, HybridKV's transient home for medium-class values,
+// and the pointers (envelopes, see medium_pointer.h) that SSTs hold in their
+// place.
 //
-// May depend on: RocksDB (public and internal headers). Nothing else of HybridKV.
+// May depend on: RocksDB (public and internal headers). Nothing else of
+// HybridKV.
 //
-// Medium value file format, version 1. One file, `<number>.medium`, holds the medium values
-// of one flush output, in the SST's key order; it is written once, never modified, and deleted
-// when no SST points into it any more.
+// Medium value file format, version 1. One file, `<number>.medium`, holds the
+// medium values of one flush output, in the SST's key order; it is written
+// once, never modified, and deleted when no SST points into it any more.
 //
 //   file    := header record* footer
-//   header  := magic:fixed64 version:fixed32 header_crc:fixed32          (16 bytes)
-//   record  := record_crc:fixed32 key_size:varint32 value_size:varint32 key value
-//   footer  := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
-//              version:fixed32 magic:fixed64                             (32 bytes)
+//   header  := magic:fixed64 version:fixed32 header_crc:fixed32          (16
+//   bytes) record  := record_crc:fixed32 key_size:varint32 value_size:varint32
+//   key value footer  := record_count:fixed64 data_end:fixed64
+//   footer_crc:fixed32
+//              version:fixed32 magic:fixed64                             (32
+//              bytes)
 //
-// All fixed-width integers are little-endian. Every crc is a masked crc32c (util/crc32c.h):
-// header_crc covers magic and version; record_crc covers the rest of its record; footer_crc
-// covers record_count and data_end. `data_end` is the offset of the footer. A record stores its
-// user key, so a read through a pointer can verify that it found the record it was sent to.
+// All fixed-width integers are little-endian. Every crc is a masked crc32c
+// (util/crc32c.h): header_crc covers magic and version; record_crc covers the
+// rest of its record; footer_crc covers record_count and data_end. `data_end`
+// is the offset of the footer. A record stores its user key, so a read through
+// a pointer can verify that it found the record it was sent to.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +41,8 @@ class WritableFileWriter;
 
 namespace hybridkv {
 
-constexpr uint64_t kMediumFileMagic = 0x3164656d766b6268ull;  // "hbkvmed1", little-endian
+constexpr uint64_t kMediumFileMagic =
+    0x3164656d766b6268ull;  // "hbkvmed1", little-endian
 constexpr uint32_t kMediumFileVersion = 1;
 constexpr size_t kMediumFileHeaderSize = 16;
 constexpr size_t kMediumFileFooterSize = 32;
@@ -58,16 +64,18 @@ struct MediumRecordHandle {
 class MediumFileWriter {
  public:
   // Creates `path` through `fs` and writes the header.
-  static IOStatus Create(const std::shared_ptr<FileSystem>& fs, const std::string& path,
+  static IOStatus Create(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
                          const FileOptions& file_options,
                          std::unique_ptr<MediumFileWriter>* writer);
   ~MediumFileWriter();
 
   // Appends one record. Callers add records in key order.
-  IOStatus Add(const Slice& user_key, const Slice& value, MediumRecordHandle* handle);
+  IOStatus Add(const Slice& user_key, const Slice& value,
+               MediumRecordHandle* handle);
 
-  // Writes the footer, then syncs the file and its directory: the file is durable before the
-  // SST that points into it can become part of a Version.
+  // Writes the footer, then syncs the file and its directory: the file is
+  // durable before the SST that points into it can become part of a Version.
   IOStatus Finish();
 
   // Closes and deletes the file (a failed or empty build).
@@ -92,25 +100,27 @@ class MediumFileWriter {
   bool finished_ = false;
 };
 
-// Decodes the record that starts at `data` (exactly `size` bytes) and checks its crc.
-// On success, `*key` and `*value` point into `data`.
+// Decodes the record that starts at `data` (exactly `size` bytes) and checks
+// its crc. On success, `*key` and `*value` point into `data`.
 Status DecodeMediumRecord(const Slice& record, Slice* key, Slice* value);
 
 // Reads one medium file by record handle. Thread-safe.
 class MediumFileReader {
  public:
   // Opens `path` and verifies its header and footer.
-  static IOStatus Open(const std::shared_ptr<FileSystem>& fs, const std::string& path,
-                       const FileOptions& file_options,
+  static IOStatus Open(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& path, const FileOptions& file_options,
                        std::unique_ptr<MediumFileReader>* reader);
   ~MediumFileReader();
 
-  // Reads the record at `handle`, checks its crc and that it holds `user_key`, and sets
+  // Reads the record at `handle`, checks its crc and that it holds `user_key`,
+  // and sets
   // `*value`. Any mismatch is a Corruption naming the file and offset.
   IOStatus Read(const IOOptions& io_options, const MediumRecordHandle& handle,
                 const Slice& user_key, std::string* value) const;
 
-  // Reads `[offset, offset + n)` into `*scratch` with one I/O; for sequential merging.
+  // Reads `[offset, offset + n)` into `*scratch` with one I/O; for sequential
+  // merging.
   IOStatus ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
                      std::string* scratch, Slice* result) const;
 
@@ -122,7 +132,8 @@ class MediumFileReader {
   uint64_t num_records() const { return num_records_; }
 
  private:
-  MediumFileReader(std::string path, std::unique_ptr<RandomAccessFileReader> file);
+  MediumFileReader(std::string path,
+                   std::unique_ptr<RandomAccessFileReader> file);
 
   std::string path_;
   std::unique_ptr<RandomAccessFileReader> file_;

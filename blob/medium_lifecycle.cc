@@ -27,7 +27,8 @@ uint64_t LeadingNumber(const std::string& name) {
 
 uint64_t SstNumberOf(const std::string& path) {
   const size_t slash = path.rfind('/');
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string name =
+      slash == std::string::npos ? path : path.substr(slash + 1);
   return EndsWith(name, ".sst") ? LeadingNumber(name) : 0;
 }
 
@@ -50,7 +51,8 @@ std::shared_ptr<FileSystem> MediumFileTracker::file_system() const {
   return fs_ ? fs_ : FileSystem::Default();
 }
 
-void MediumFileTracker::BuildStarted(uint64_t sst_number, const std::string& session_id) {
+void MediumFileTracker::BuildStarted(uint64_t sst_number,
+                                     const std::string& session_id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (session_id != session_id_) {
     ForgetLocked();
@@ -81,12 +83,18 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
   bool known = false;
   GetMediumRefs(props, &refs, &known).PermitUncheckedError();
   if (!known) {  // not built by HybridKV: read its entries
-    ScanMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, &refs).PermitUncheckedError();
+    ScanMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, &refs)
+        .PermitUncheckedError();
   }
+  RegisterLocked(sst_number, refs);
+}
+
+void MediumFileTracker::RegisterLocked(uint64_t sst_number,
+                                       const MediumRefs& refs) {
   std::vector<uint64_t>& list = sst_refs_[sst_number];
-  for (const auto& entry : refs) {
-    list.push_back(entry.first);
-    medium_refs_[entry.first]++;
+  for (const auto& ref : refs) {
+    list.push_back(ref.first);
+    medium_refs_[ref.first]++;
   }
 }
 
@@ -109,7 +117,8 @@ void MediumFileTracker::UnrefLocked(uint64_t medium_number) {
     return;
   }
   medium_refs_.erase(it);
-  // Before seeding, SSTs this process has not heard of may still reference the file.
+  // Before seeding, SSTs this process has not heard of may still reference the
+  // file.
   if (seeded_) {
     const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
     fs->DeleteFile(MediumFileName(dir_, medium_number), IOOptions(), nullptr)
@@ -134,7 +143,8 @@ Status MediumFileTracker::SeedLocked() {
   Options options;
   options.env = Env::Default();
   ImmutableOptions ioptions(options);
-  std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>> found;
+  std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>>
+      found;
   std::vector<uint64_t> mediums;
   for (const std::string& name : children) {
     if (EndsWith(name, kMediumFileSuffix)) {
@@ -150,19 +160,21 @@ Status MediumFileTracker::SeedLocked() {
     std::unique_ptr<RandomAccessFileReader> file;
     Status s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
     if (s.ok()) {
-      s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file, nullptr);
+      s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file,
+                                         nullptr);
     }
     std::unique_ptr<TableProperties> props;
     if (s.ok()) {
-      s = ReadTableProperties(file.get(), size, kBlockBasedTableMagicNumber, ioptions,
-                              ReadOptions(), &props);
+      s = ReadTableProperties(file.get(), size, kBlockBasedTableMagicNumber,
+                              ioptions, ReadOptions(), &props);
     }
     if (s.IsPathNotFound() || s.IsNotFound()) {
       continue;  // deleted since the listing
     }
     if (!s.ok()) {
       if (building_.count(number) != 0) {
-        continue;  // being written: its builder and OnTableFileCreated will report it
+        continue;  // being written: its builder and OnTableFileCreated will
+                   // report it
       }
       return s;  // unreadable: seeding is retried at the next event
     }
@@ -173,26 +185,24 @@ Status MediumFileTracker::SeedLocked() {
     MediumRefs refs;
     bool known = false;
     GetMediumRefs(*props, &refs, &known).PermitUncheckedError();
-    // An SST not built by HybridKV (stock RocksDB compacted this DB) may still hold copied
-    // pointers. Without medium files there is nothing they could point to.
+    // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
+    // hold copied pointers. Without medium files there is nothing they could
+    // point to.
     if (!known && !mediums.empty()) {
       Status s = ScanMediumRefs(fs, path, &refs);
       if (!s.ok()) {
         return s;  // retried at the next event; nothing is deleted meanwhile
       }
     }
-    std::vector<uint64_t>& list = sst_refs_[number];
-    for (const auto& entry : refs) {
-      list.push_back(entry.first);
-      medium_refs_[entry.first]++;
-    }
+    RegisterLocked(number, refs);
   }
   seeded_ = true;
-  // Leftovers of earlier sessions: no SST on disk points into them, and no builder of this
-  // session wrote them.
+  // Leftovers of earlier sessions: no SST on disk points into them, and no
+  // builder of this session wrote them.
   for (uint64_t m : mediums) {
     if (medium_refs_.count(m) == 0 && written_here_.count(m) == 0) {
-      fs->DeleteFile(MediumFileName(dir_, m), IOOptions(), nullptr).PermitUncheckedError();
+      fs->DeleteFile(MediumFileName(dir_, m), IOOptions(), nullptr)
+          .PermitUncheckedError();
     }
   }
   return Status::OK();
@@ -211,7 +221,8 @@ uint64_t MediumFileTracker::RefCount(uint64_t number) const {
 
 MediumFileTracker* TrackerFor(const std::string& dir) {
   static std::mutex mu;
-  static auto* registry = new std::map<std::string, std::unique_ptr<MediumFileTracker>>();
+  static auto* registry =
+      new std::map<std::string, std::unique_ptr<MediumFileTracker>>();
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = (*registry)[dir];
   if (slot == nullptr) {
@@ -244,7 +255,8 @@ void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
   TrackerFor(DirName(info.file_path))->EnsureSeeded();
 }
 
-void HybridKVListener::OnCompactionCompleted(DB* /*db*/, const CompactionJobInfo& info) {
+void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
+                                             const CompactionJobInfo& info) {
   for (const std::string& path : info.output_files) {
     TrackerFor(DirName(path))->EnsureSeeded();
     return;

@@ -1,20 +1,24 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium-file lifecycle, without garbage collection: a medium file is deleted as soon as
-// no SST file that points into it exists any more.
+// The medium-file lifecycle, without garbage collection: a medium file is
+// deleted as soon as no SST file that points into it exists any more.
 //
-// - Each SST's table properties list the medium files it references (medium_refs.h).
+// - Each SST's table properties list the medium files it references
+// (medium_refs.h).
 // - HybridKVListener adds an SST's references when RocksDB reports it created
-//   (OnTableFileCreated, which precedes the version edit that makes it live) and drops them
-//   when RocksDB reports it deleted (OnTableFileDeleted, which follows the physical deletion:
-//   SSTs pinned by old Versions, snapshots' iterators or DisableFileDeletions stay, and so do
-//   their medium files).
-// - A compaction's outputs are reported before its inputs are deleted, so a pointer copied
+//   (OnTableFileCreated, which precedes the version edit that makes it live)
+//   and drops them when RocksDB reports it deleted (OnTableFileDeleted, which
+//   follows the physical deletion: SSTs pinned by old Versions, snapshots'
+//   iterators or DisableFileDeletions stay, and so do their medium files).
+// - A compaction's outputs are reported before its inputs are deleted, so a
+// pointer copied
 //   into a new SST keeps its medium file alive.
-// - What events do not tell (references of SSTs written before this process, crashes,
-//   failed builds) comes from seeding: the properties of every SST file on disk, read once.
-//   No file is deleted before seeding succeeds, and seeding deletes the medium files that no
-//   SST on disk references and that this process did not write (crash leftovers).
+// - What events do not tell (references of SSTs written before this process,
+// crashes,
+//   failed builds) comes from seeding: the properties of every SST file on
+//   disk, read once. No file is deleted before seeding succeeds, and seeding
+//   deletes the medium files that no SST on disk references and that this
+//   process did not write (crash leftovers).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/table_properties.h"
@@ -32,29 +37,35 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// One DB directory's medium files and the SSTs that reference them. Thread-safe.
+// One DB directory's medium files and the SSTs that reference them.
+// Thread-safe.
 class MediumFileTracker {
  public:
   explicit MediumFileTracker(std::string dir) : dir_(std::move(dir)) {}
 
-  // The file system to read SSTs and delete medium files through (the DB's own). The first
-  // one set wins; until then, the default file system.
+  // The file system to read SSTs and delete medium files through (the DB's
+  // own). The first one set wins; until then, the default file system.
   void SetFileSystem(const std::shared_ptr<FileSystem>& fs);
   std::shared_ptr<FileSystem> file_system() const;
 
-  // A builder of DB session `session_id` is writing SST `sst_number` and perhaps medium file
-  // `sst_number`: seeding must not treat them as leftovers. Until BuildFinished. A new
-  // session (the DB was reopened) re-seeds: its leftovers are the last session's.
+  // A builder of DB session `session_id` is writing SST `sst_number` and
+  // perhaps medium file `sst_number`: seeding must not treat them as leftovers.
+  // Until BuildFinished. A new session (the DB was reopened) re-seeds: its
+  // leftovers are the last session's.
   void BuildStarted(uint64_t sst_number, const std::string& session_id);
   void BuildFinished(uint64_t sst_number);
 
-  // An SST exists with these properties. Idempotent. A different DB id than before means the
-  // directory holds a new DB (DestroyDB, then Open): everything known is forgotten.
-  void AddSst(uint64_t sst_number, const std::string& path, const TableProperties& props);
-  // SST `sst_number` has been deleted; medium files left without references are deleted.
+  // An SST exists with these properties. Idempotent. A different DB id than
+  // before means the directory holds a new DB (DestroyDB, then Open):
+  // everything known is forgotten.
+  void AddSst(uint64_t sst_number, const std::string& path,
+              const TableProperties& props);
+  // SST `sst_number` has been deleted; medium files left without references are
+  // deleted.
   void RemoveSst(uint64_t sst_number);
 
-  // Reads the properties of every SST on disk, once it succeeds; see the file comment.
+  // Reads the properties of every SST on disk, once it succeeds; see the file
+  // comment.
   void EnsureSeeded();
 
   bool seeded() const;
@@ -63,6 +74,7 @@ class MediumFileTracker {
 
  private:
   Status SeedLocked();
+  void RegisterLocked(uint64_t sst_number, const MediumRefs& refs);
   void UnrefLocked(uint64_t medium_number);
 
   const std::string dir_;
@@ -73,17 +85,19 @@ class MediumFileTracker {
   std::string db_id_;
   std::string session_id_;
   bool seeded_ = false;
-  std::map<uint64_t, std::vector<uint64_t>> sst_refs_;  // SST number -> medium numbers
-  std::map<uint64_t, uint64_t> medium_refs_;            // medium number -> SST count
-  std::set<uint64_t> building_;                         // SST numbers being written now
-  std::set<uint64_t> written_here_;                     // by this session: not leftovers
+  std::map<uint64_t, std::vector<uint64_t>>
+      sst_refs_;                              // SST number -> medium numbers
+  std::map<uint64_t, uint64_t> medium_refs_;  // medium number -> SST count
+  std::set<uint64_t> building_;               // SST numbers being written now
+  std::set<uint64_t> written_here_;           // by this session: not leftovers
 };
 
-// The tracker of the DB whose SSTs live in `dir`. Never null; lives for the process.
+// The tracker of the DB whose SSTs live in `dir`. Never null; lives for the
+// process.
 MediumFileTracker* TrackerFor(const std::string& dir);
 
-// HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in DBOptions
-// `listeners` of every DB with a HybridTable column family.
+// HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in
+// DBOptions `listeners` of every DB with a HybridTable column family.
 class HybridKVListener : public EventListener {
  public:
   static const char* kClassName() { return "HybridKVListener"; }

@@ -33,7 +33,8 @@ bool PeekMediumPointer(const Slice& value, MediumPointer* pointer) {
   }
   Slice in(value.data() + 1, value.size() - 1);
   MediumPointer p;
-  if (!GetVarint64(&in, &p.file_number) || !GetVarint64(&in, &p.handle.offset) ||
+  if (!GetVarint64(&in, &p.file_number) ||
+      !GetVarint64(&in, &p.handle.offset) ||
       !GetVarint32(&in, &p.handle.size) || in.size() != kMediumPointerMacSize) {
     return false;
   }
@@ -41,14 +42,15 @@ bool PeekMediumPointer(const Slice& value, MediumPointer* pointer) {
   return true;
 }
 
-bool DecodeMediumPointer(const SipKey& secret, const Slice& value, const Slice& user_key,
-                         MediumPointer* pointer) {
+bool DecodeMediumPointer(const SipKey& secret, const Slice& value,
+                         const Slice& user_key, MediumPointer* pointer) {
   MediumPointer p;
   if (!PeekMediumPointer(value, &p)) {
     return false;
   }
   const Slice fields(value.data(), value.size() - kMediumPointerMacSize);
-  if (DecodeFixed64(value.data() + fields.size()) != Mac(secret, fields, user_key)) {
+  if (DecodeFixed64(value.data() + fields.size()) !=
+      Mac(secret, fields, user_key)) {
     return false;
   }
   *pointer = p;

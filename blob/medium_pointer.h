@@ -1,21 +1,28 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Medium pointer ("envelope") format, version 1: what an SST stores instead of a medium value.
+// Medium pointer ("envelope") format, version 1: what an SST stores instead of
+// a medium value.
 //
-//   pointer := tag:u8 file_number:varint64 offset:varint64 size:varint32 mac:fixed64
+//   pointer := tag:u8 file_number:varint64 offset:varint64 size:varint32
+//   mac:fixed64
 //
-// - tag is 0xB1: magic nibble 0xB, format version 1. Every tag is >= 3, so stock RocksDB's
-//   BlobIndex::DecodeFrom rejects it: on disk, pointer entries carry value type kTypeBlobIndex,
-//   and a DB opened without HybridKV fails loudly instead of returning a pointer as a value.
-// - file_number, offset, size locate one record of `<file_number>.medium` (medium_file.h).
-// - mac is SipHash-2-4, keyed by the DB's 128-bit secret, over the bytes before it followed by
-//   the entry's user key. A value is a pointer iff it decodes completely, its tag matches and
-//   its MAC verifies: a client cannot forge one through Put without the secret, and a pointer
-//   copied to another key does not verify. The sequence number is not covered, because
-//   bottommost compactions zero it.
+// - tag is 0xB1: magic nibble 0xB, format version 1. Every tag is >= 3, so
+// stock RocksDB's
+//   BlobIndex::DecodeFrom rejects it: on disk, pointer entries carry value type
+//   kTypeBlobIndex, and a DB opened without HybridKV fails loudly instead of
+//   returning a pointer as a value.
+// - file_number, offset, size locate one record of `<file_number>.medium`
+// (medium_file.h).
+// - mac is SipHash-2-4, keyed by the DB's 128-bit secret, over the bytes before
+// it followed by
+//   the entry's user key. A value is a pointer iff it decodes completely, its
+//   tag matches and its MAC verifies: a client cannot forge one through Put
+//   without the secret, and a pointer copied to another key does not verify.
+//   The sequence number is not covered, because bottommost compactions zero it.
 //
-// There is no separate value checksum: the record's own crc32c and its stored user key, read
-// back on every resolve, already catch a damaged or misdirected record.
+// There is no separate value checksum: the record's own crc32c and its stored
+// user key, read back on every resolve, already catch a damaged or misdirected
+// record.
 #pragma once
 
 #include <cstdint>
@@ -42,15 +49,18 @@ struct MediumPointer {
 void EncodeMediumPointer(const SipKey& secret, const MediumPointer& pointer,
                          const Slice& user_key, std::string* out);
 
-// True iff `value` is a complete pointer for `user_key` under `secret`; fills `*pointer`.
-bool DecodeMediumPointer(const SipKey& secret, const Slice& value, const Slice& user_key,
-                         MediumPointer* pointer);
+// True iff `value` is a complete pointer for `user_key` under `secret`; fills
+// `*pointer`.
+bool DecodeMediumPointer(const SipKey& secret, const Slice& value,
+                         const Slice& user_key, MediumPointer* pointer);
 
-// Decodes the location fields without checking the MAC. Only for entries HybridKV itself wrote
-// (kTypeBlobIndex with the pointer tag), whose origin is already certain.
+// Decodes the location fields without checking the MAC. Only for entries
+// HybridKV itself wrote (kTypeBlobIndex with the pointer tag), whose origin is
+// already certain.
 bool PeekMediumPointer(const Slice& value, MediumPointer* pointer);
 
-// Cheap pre-check on the tag byte alone: false means `value` is certainly not a pointer.
+// Cheap pre-check on the tag byte alone: false means `value` is certainly not a
+// pointer.
 inline bool MayBeMediumPointer(const Slice& value) {
   return value.size() >= 1 + 3 + kMediumPointerMacSize &&
          static_cast<unsigned char>(value[0]) == kMediumPointerTag;

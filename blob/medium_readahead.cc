@@ -16,12 +16,13 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
       return MediumFileReader::Open(fs, path, file_options, reader);
     }
   }
-  return IOStatus::Corruption("medium file " + MediumFileName(dirs.empty() ? "." : dirs[0], number) +
-                              " is missing, but an SST points into it");
+  return IOStatus::Corruption(
+      "medium file " + MediumFileName(dirs.empty() ? "." : dirs[0], number) +
+      " is missing, but an SST points into it");
 }
 
-MediumReadahead::MediumReadahead(FileProvider provider, size_t initial_readahead,
-                                 size_t max_readahead)
+MediumReadahead::MediumReadahead(FileProvider provider,
+                                 size_t initial_readahead, size_t max_readahead)
     : provider_(std::move(provider)),
       initial_readahead_(initial_readahead),
       max_readahead_(std::max(initial_readahead, max_readahead)) {}
@@ -30,10 +31,10 @@ Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
   auto it = cursors_.find(number);
   if (it == cursors_.end()) {
     if (cursors_.size() >= kMaxOpenCursors) {
-      auto lru = std::min_element(cursors_.begin(), cursors_.end(),
-                                  [](const auto& a, const auto& b) {
-                                    return a.second.last_use < b.second.last_use;
-                                  });
+      auto lru = std::min_element(
+          cursors_.begin(), cursors_.end(), [](const auto& a, const auto& b) {
+            return a.second.last_use < b.second.last_use;
+          });
       cursors_.erase(lru);
     }
     Cursor c;
@@ -49,8 +50,8 @@ Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
   return Status::OK();
 }
 
-Status MediumReadahead::Read(const MediumPointer& pointer, const Slice& user_key,
-                             std::string* value) {
+Status MediumReadahead::Read(const MediumPointer& pointer,
+                             const Slice& user_key, std::string* value) {
   Cursor* c = nullptr;
   Status s = GetCursor(pointer.file_number, &c);
   if (!s.ok()) {
@@ -59,25 +60,30 @@ Status MediumReadahead::Read(const MediumPointer& pointer, const Slice& user_key
   const MediumRecordHandle& h = pointer.handle;
   const MediumFileReader& file = *c->file;
   if (h.offset < kMediumFileHeaderSize || h.offset + h.size > file.data_end()) {
-    return Status::Corruption("medium file " + file.path() + ": pointer to offset " +
-                              std::to_string(h.offset) + " lies outside the data region");
+    return Status::Corruption(
+        "medium file " + file.path() + ": pointer to offset " +
+        std::to_string(h.offset) + " lies outside the data region");
   }
   const uint64_t buffer_end = c->buffer_offset + c->data.size();
   if (h.offset < c->buffer_offset || h.offset + h.size > buffer_end) {
     const bool forward = h.offset >= buffer_end;
     const bool backward = h.offset + h.size <= c->buffer_offset;
-    // Sequential in either direction, right next to the last chunk: grow the chunk.
-    if (!c->data.empty() && ((forward && h.offset <= buffer_end + h.size) ||
-                             (backward && h.offset + 2 * h.size >= c->buffer_offset))) {
+    // Sequential in either direction, right next to the last chunk: grow the
+    // chunk.
+    if (!c->data.empty() &&
+        ((forward && h.offset <= buffer_end + h.size) ||
+         (backward && h.offset + 2 * h.size >= c->buffer_offset))) {
       c->next_read_size = std::min(c->next_read_size * 2, max_readahead_);
     }
     const uint64_t n = std::max<uint64_t>(c->next_read_size, h.size);
     uint64_t start = h.offset;
     if (backward && !c->data.empty()) {  // end the chunk at this record
-      start = h.offset + h.size > kMediumFileHeaderSize + n ? h.offset + h.size - n
-                                                            : kMediumFileHeaderSize;
+      start = h.offset + h.size > kMediumFileHeaderSize + n
+                  ? h.offset + h.size - n
+                  : kMediumFileHeaderSize;
     }
-    const size_t len = static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
+    const size_t len =
+        static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
     s = file.ReadRange(IOOptions(), start, len, &c->buffer, &c->data);
     if (!s.ok()) {
       c->data = Slice();
@@ -88,8 +94,8 @@ Status MediumReadahead::Read(const MediumPointer& pointer, const Slice& user_key
     reads_issued_++;
   }
   Slice key, v;
-  s = DecodeMediumRecord(Slice(c->data.data() + (h.offset - c->buffer_offset), h.size), &key,
-                         &v);
+  s = DecodeMediumRecord(
+      Slice(c->data.data() + (h.offset - c->buffer_offset), h.size), &key, &v);
   if (!s.ok()) {
     return Status::Corruption("medium file " + file.path() + " at offset " +
                               std::to_string(h.offset) + ": " + s.getState());

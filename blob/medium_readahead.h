@@ -13,31 +13,35 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Opens `<number>.medium` from the first of `dirs` that holds it. Medium files live next to
-// the SST that created them, which may be any of a column family's paths.
+// Opens `<number>.medium` from the first of `dirs` that holds it. Medium files
+// live next to the SST that created them, which may be any of a column family's
+// paths.
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const std::vector<std::string>& dirs, uint64_t number,
                         const FileOptions& file_options,
                         std::unique_ptr<MediumFileReader>* reader);
 
-// Reads pointed-to records when pointers arrive in key order: in a merge-level compaction
-// and in scans. Each medium file holds its records in key order, so within one file the
-// requested offsets move in one direction: each file is read in chunks and each region is
-// fetched once (Parallax's "sorted segments"). A file's chunk starts at `initial_readahead`
-// and doubles, up to `max_readahead`, while reads stay sequential, so a short scan or an
-// output SST that needs a slice of a medium file does not pay for a whole megabyte. Backward
-// scans read chunks that end at the requested record. Not thread-safe.
+// Reads pointed-to records when pointers arrive in key order: in a merge-level
+// compaction and in scans. Each medium file holds its records in key order, so
+// within one file the requested offsets move in one direction: each file is
+// read in chunks and each region is fetched once (Parallax's "sorted
+// segments"). A file's chunk starts at `initial_readahead` and doubles, up to
+// `max_readahead`, while reads stay sequential, so a short scan or an output
+// SST that needs a slice of a medium file does not pay for a whole megabyte.
+// Backward scans read chunks that end at the requested record. Not thread-safe.
 class MediumReadahead {
  public:
   // Supplies open medium files by number.
-  using FileProvider =
-      std::function<Status(uint64_t number, std::shared_ptr<MediumFileReader>* file)>;
+  using FileProvider = std::function<Status(
+      uint64_t number, std::shared_ptr<MediumFileReader>* file)>;
 
-  MediumReadahead(FileProvider provider, size_t initial_readahead, size_t max_readahead);
+  MediumReadahead(FileProvider provider, size_t initial_readahead,
+                  size_t max_readahead);
 
-  // Sets `*value` to the value `pointer` refers to, after checking the record's crc and
-  // that it belongs to `user_key`.
-  Status Read(const MediumPointer& pointer, const Slice& user_key, std::string* value);
+  // Sets `*value` to the value `pointer` refers to, after checking the record's
+  // crc and that it belongs to `user_key`.
+  Status Read(const MediumPointer& pointer, const Slice& user_key,
+              std::string* value);
 
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t reads_issued() const { return reads_issued_; }

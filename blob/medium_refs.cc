@@ -4,11 +4,11 @@
 #include "db/dbformat.h"
 #include "file/random_access_file_reader.h"
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/medium_pointer.h"
 #include "rocksdb/table.h"
 #include "table/internal_iterator.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -19,9 +19,10 @@ constexpr uint32_t kRefsVersion = 1;
 
 class MediumRefsCollector : public InternalTblPropColl {
  public:
-  Status InternalAdd(const Slice& key, const Slice& value, uint64_t /*file_size*/) override {
-    // Only our builder writes kTypeBlobIndex entries with the pointer tag; BlobDB's own blob
-    // indexes have type bytes below 3.
+  Status InternalAdd(const Slice& key, const Slice& value,
+                     uint64_t /*file_size*/) override {
+    // Only our builder writes kTypeBlobIndex entries with the pointer tag;
+    // BlobDB's own blob indexes have type bytes below 3.
     if (ExtractValueType(key) == kTypeBlobIndex && MayBeMediumPointer(value)) {
       MediumPointer p;
       if (PeekMediumPointer(value, &p)) {
@@ -34,7 +35,8 @@ class MediumRefsCollector : public InternalTblPropColl {
   }
   void BlockAdd(uint64_t, uint64_t, uint64_t) override {}
   Status Finish(UserCollectedProperties* properties) override {
-    // Always written, even empty: its absence marks SSTs built without HybridKV.
+    // Always written, even empty: its absence marks SSTs built without
+    // HybridKV.
     std::string encoded;
     PutVarint32(&encoded, kRefsVersion);
     PutVarint32(&encoded, static_cast<uint32_t>(refs_.size()));
@@ -51,8 +53,8 @@ class MediumRefsCollector : public InternalTblPropColl {
     std::string text;
     for (const auto& [number, ref] : refs_) {
       if (!text.empty()) text += " ";
-      text += std::to_string(number) + ":" + std::to_string(ref.pointers) + "/" +
-              std::to_string(ref.record_bytes);
+      text += std::to_string(number) + ":" + std::to_string(ref.pointers) +
+              "/" + std::to_string(ref.record_bytes);
     }
     return {{"hybridkv.medium.refs.readable", text}};
   }
@@ -68,7 +70,8 @@ InternalTblPropColl* MediumRefsCollectorFactory::CreateInternalTblPropColl(
   return new MediumRefsCollector();
 }
 
-Status GetMediumRefs(const TableProperties& props, MediumRefs* refs, bool* known) {
+Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
+                     bool* known) {
   refs->clear();
   auto it = props.user_collected_properties.find(kMediumRefsProperty);
   *known = it != props.user_collected_properties.end();
@@ -77,7 +80,8 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs, bool* known
   }
   Slice in(it->second);
   uint32_t version, count;
-  if (!GetVarint32(&in, &version) || version != kRefsVersion || !GetVarint32(&in, &count)) {
+  if (!GetVarint32(&in, &version) || version != kRefsVersion ||
+      !GetVarint32(&in, &count)) {
     return Status::Corruption("bad or unknown-version property " +
                               std::string(kMediumRefsProperty));
   }
@@ -86,21 +90,23 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs, bool* known
     MediumFileRef ref;
     if (!GetVarint64(&in, &number) || !GetVarint64(&in, &ref.pointers) ||
         !GetVarint64(&in, &ref.record_bytes)) {
-      return Status::Corruption("truncated property " + std::string(kMediumRefsProperty));
+      return Status::Corruption("truncated property " +
+                                std::string(kMediumRefsProperty));
     }
     (*refs)[number] = ref;
   }
   return Status::OK();
 }
 
-Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs, const std::string& sst_path,
-                      MediumRefs* refs) {
+Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, MediumRefs* refs) {
   refs->clear();
   uint64_t size = 0;
   Status s = fs->GetFileSize(sst_path, IOOptions(), &size, nullptr);
   std::unique_ptr<RandomAccessFileReader> file;
   if (s.ok()) {
-    s = RandomAccessFileReader::Create(fs, sst_path, FileOptions(), &file, nullptr);
+    s = RandomAccessFileReader::Create(fs, sst_path, FileOptions(), &file,
+                                       nullptr);
   }
   if (!s.ok()) {
     return s;
@@ -119,10 +125,12 @@ Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs, const std::string& 
     return s;
   }
   std::unique_ptr<InternalIterator> it(reader->NewIterator(
-      ReadOptions(), nullptr, nullptr, /*skip_filters=*/true, TableReaderCaller::kCompaction));
+      ReadOptions(), nullptr, nullptr, /*skip_filters=*/true,
+      TableReaderCaller::kCompaction));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     MediumPointer p;
-    if (ExtractValueType(it->key()) == kTypeBlobIndex && PeekMediumPointer(it->value(), &p)) {
+    if (ExtractValueType(it->key()) == kTypeBlobIndex &&
+        PeekMediumPointer(it->value(), &p)) {
       MediumFileRef& ref = (*refs)[p.file_number];
       ref.pointers++;
       ref.record_bytes += p.handle.size;

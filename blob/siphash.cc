@@ -8,10 +8,20 @@ namespace {
 inline uint64_t Rotl(uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
 
 inline void Round(uint64_t& v0, uint64_t& v1, uint64_t& v2, uint64_t& v3) {
-  v0 += v1; v1 = Rotl(v1, 13); v1 ^= v0; v0 = Rotl(v0, 32);
-  v2 += v3; v3 = Rotl(v3, 16); v3 ^= v2;
-  v0 += v3; v3 = Rotl(v3, 21); v3 ^= v0;
-  v2 += v1; v1 = Rotl(v1, 17); v1 ^= v2; v2 = Rotl(v2, 32);
+  v0 += v1;
+  v1 = Rotl(v1, 13);
+  v1 ^= v0;
+  v0 = Rotl(v0, 32);
+  v2 += v3;
+  v3 = Rotl(v3, 16);
+  v3 ^= v2;
+  v0 += v3;
+  v3 = Rotl(v3, 21);
+  v3 ^= v0;
+  v2 += v1;
+  v1 = Rotl(v1, 17);
+  v1 ^= v2;
+  v2 = Rotl(v2, 32);
 }
 
 }  // namespace

@@ -15,8 +15,9 @@ struct SipKey {
   uint64_t k1 = 0;
 };
 
-// SipHash-2-4 (Aumasson and Bernstein, 2012), a keyed MAC with a 64-bit tag. Incremental, so a
-// MAC can cover several non-contiguous pieces (pointer fields, then the user key).
+// SipHash-2-4 (Aumasson and Bernstein, 2012), a keyed MAC with a 64-bit tag.
+// Incremental, so a MAC can cover several non-contiguous pieces (pointer
+// fields, then the user key).
 class SipHash24 {
  public:
   explicit SipHash24(const SipKey& key);
@@ -27,7 +28,7 @@ class SipHash24 {
   void Compress(uint64_t m);
 
   uint64_t v0_, v1_, v2_, v3_;
-  uint64_t tail_ = 0;   // pending bytes, little-endian
+  uint64_t tail_ = 0;  // pending bytes, little-endian
   size_t tail_len_ = 0;
   uint64_t total_ = 0;  // bytes hashed so far
 };

@@ -21,42 +21,48 @@ std::unordered_map<std::string, OptionTypeInfo> merge_operator_type_info = {
 };
 
 Status MissingInner(const char* what) {
-  return Status::InvalidArgument(std::string(what) +
-                                 ": option 'inner' is empty; name the wrapped component, e.g. "
-                                 "inner={id=...}.");
+  return Status::InvalidArgument(
+      std::string(what) +
+      ": option 'inner' is empty; name the wrapped component, e.g. "
+      "inner={id=...}.");
 }
 
 class ResolvingCompactionFilter : public CompactionFilter {
  public:
   explicit ResolvingCompactionFilter(std::unique_ptr<CompactionFilter> owned)
       : owned_(std::move(owned)), inner_(owned_.get()) {}
-  explicit ResolvingCompactionFilter(const CompactionFilter* shared) : inner_(shared) {}
+  explicit ResolvingCompactionFilter(const CompactionFilter* shared)
+      : inner_(shared) {}
 
   const char* Name() const override { return inner_->Name(); }
   bool IgnoreSnapshots() const override { return inner_->IgnoreSnapshots(); }
 
-  Decision FilterV3(int level, const Slice& key, ValueType value_type,
-                    const Slice* existing_value, const WideColumns* existing_columns,
-                    std::string* new_value,
-                    std::vector<std::pair<std::string, std::string>>* new_columns,
-                    std::string* skip_until) const override {
+  Decision FilterV3(
+      int level, const Slice& key, ValueType value_type,
+      const Slice* existing_value, const WideColumns* existing_columns,
+      std::string* new_value,
+      std::vector<std::pair<std::string, std::string>>* new_columns,
+      std::string* skip_until) const override {
     std::string resolved;
     if (value_type == ValueType::kValue && existing_value != nullptr) {
       bool is_pointer = false;
       Status s = ResolveIfPointer(*existing_value, key, &is_pointer, &resolved);
       if (!s.ok()) {
-        // No way to report an error from a filter: keep the entry untouched, so nothing is
-        // lost, and let the read path report the damaged medium file.
+        // No way to report an error from a filter: keep the entry untouched, so
+        // nothing is lost, and let the read path report the damaged medium
+        // file.
         return Decision::kKeep;
       }
       if (is_pointer) {
         const Slice value(resolved);
-        return inner_->FilterV3(level, key, value_type, &value, existing_columns, new_value,
-                                new_columns, skip_until);
+        return inner_->FilterV3(level, key, value_type, &value,
+                                existing_columns, new_value, new_columns,
+                                skip_until);
       }
     }
-    return inner_->FilterV3(level, key, value_type, existing_value, existing_columns,
-                            new_value, new_columns, skip_until);
+    return inner_->FilterV3(level, key, value_type, existing_value,
+                            existing_columns, new_value, new_columns,
+                            skip_until);
   }
   Decision FilterBlobByKey(int level, const Slice& key, std::string* new_value,
                            std::string* skip_until) const override {
@@ -70,9 +76,11 @@ class ResolvingCompactionFilter : public CompactionFilter {
 
 class SharedFilterFactory : public CompactionFilterFactory {
  public:
-  explicit SharedFilterFactory(const CompactionFilter* filter) : filter_(filter) {}
+  explicit SharedFilterFactory(const CompactionFilter* filter)
+      : filter_(filter) {}
   const char* Name() const override { return "HybridKVSharedCompactionFilter"; }
-  bool ShouldFilterTableFileCreation(TableFileCreationReason reason) const override {
+  bool ShouldFilterTableFileCreation(
+      TableFileCreationReason reason) const override {
     return reason == TableFileCreationReason::kCompaction;
   }
   std::unique_ptr<CompactionFilter> CreateCompactionFilter(
@@ -90,10 +98,12 @@ class SharedFilterFactory : public CompactionFilterFactory {
 HybridKVCompactionFilterFactory::HybridKVCompactionFilterFactory(
     std::shared_ptr<CompactionFilterFactory> inner)
     : inner_(std::move(inner)) {
-  RegisterOptions("HybridKVCompactionFilterInner", &inner_, &filter_factory_type_info);
+  RegisterOptions("HybridKVCompactionFilterInner", &inner_,
+                  &filter_factory_type_info);
 }
 
-Status HybridKVCompactionFilterFactory::PrepareOptions(const ConfigOptions& config_options) {
+Status HybridKVCompactionFilterFactory::PrepareOptions(
+    const ConfigOptions& config_options) {
   if (inner_ == nullptr) return MissingInner(kClassName());
   return CompactionFilterFactory::PrepareOptions(config_options);
 }
@@ -103,9 +113,11 @@ bool HybridKVCompactionFilterFactory::ShouldFilterTableFileCreation(
   return inner_ != nullptr && inner_->ShouldFilterTableFileCreation(reason);
 }
 
-std::unique_ptr<CompactionFilter> HybridKVCompactionFilterFactory::CreateCompactionFilter(
+std::unique_ptr<CompactionFilter>
+HybridKVCompactionFilterFactory::CreateCompactionFilter(
     const CompactionFilter::Context& context) {
-  std::unique_ptr<CompactionFilter> filter = inner_->CreateCompactionFilter(context);
+  std::unique_ptr<CompactionFilter> filter =
+      inner_->CreateCompactionFilter(context);
   if (filter == nullptr) {
     return nullptr;
   }
@@ -117,31 +129,36 @@ std::shared_ptr<CompactionFilterFactory> NewSharedCompactionFilterFactory(
   return std::make_shared<SharedFilterFactory>(filter);
 }
 
-HybridKVMergeOperator::HybridKVMergeOperator(std::shared_ptr<MergeOperator> inner)
+HybridKVMergeOperator::HybridKVMergeOperator(
+    std::shared_ptr<MergeOperator> inner)
     : inner_(std::move(inner)) {
-  RegisterOptions("HybridKVMergeOperatorInner", &inner_, &merge_operator_type_info);
+  RegisterOptions("HybridKVMergeOperatorInner", &inner_,
+                  &merge_operator_type_info);
 }
 
-Status HybridKVMergeOperator::PrepareOptions(const ConfigOptions& config_options) {
+Status HybridKVMergeOperator::PrepareOptions(
+    const ConfigOptions& config_options) {
   if (inner_ == nullptr) return MissingInner(kClassName());
   return MergeOperator::PrepareOptions(config_options);
 }
 
-bool HybridKVMergeOperator::FullMergeV3(const MergeOperationInputV3& merge_in,
-                                        MergeOperationOutputV3* merge_out) const {
+bool HybridKVMergeOperator::FullMergeV3(
+    const MergeOperationInputV3& merge_in,
+    MergeOperationOutputV3* merge_out) const {
   if (const Slice* existing = std::get_if<Slice>(&merge_in.existing_value)) {
     bool is_pointer = false;
     std::string resolved;
-    Status s = ResolveIfPointer(*existing, merge_in.key, &is_pointer, &resolved);
+    Status s =
+        ResolveIfPointer(*existing, merge_in.key, &is_pointer, &resolved);
     if (!s.ok()) {
-      // Failing the merge fails the compaction (or read) loudly, instead of merging onto
-      // pointer bytes.
+      // Failing the merge fails the compaction (or read) loudly, instead of
+      // merging onto pointer bytes.
       merge_out->op_failure_scope = OpFailureScope::kMustMerge;
       return false;
     }
     if (is_pointer) {
-      MergeOperationInputV3 resolved_in(merge_in.key, Slice(resolved), merge_in.operand_list,
-                                        merge_in.logger);
+      MergeOperationInputV3 resolved_in(merge_in.key, Slice(resolved),
+                                        merge_in.operand_list, merge_in.logger);
       return inner_->FullMergeV3(resolved_in, merge_out);
     }
   }

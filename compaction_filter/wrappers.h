@@ -1,17 +1,21 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// compaction_filter/: wrappers that let a user's compaction filter and merge operator run
-// on a HybridTable column family. Compactions read medium pointers as values (that is what
-// lets them skip reading medium values); these wrappers resolve a pointer to its value before
-// the user's code sees it, so user code only ever sees real values.
+// compaction_filter/: wrappers that let a user's compaction filter and merge
+// operator run on a HybridTable column family. Compactions read medium pointers
+// as values (that is what lets them skip reading medium values); these wrappers
+// resolve a pointer to its value before the user's code sees it, so user code
+// only ever sees real values.
 //
-// - HybridKVCompactionFilter wraps a CompactionFilterFactory given as `inner`. A filter that
-//   keeps the value keeps the pointer; a changed value is written as a plain value.
-// - HybridKVMergeOperator wraps a MergeOperator given as `inner`. The merge result is a plain
+// - HybridKVCompactionFilter wraps a CompactionFilterFactory given as `inner`.
+// A filter that
+//   keeps the value keeps the pointer; a changed value is written as a plain
+//   value.
+// - HybridKVMergeOperator wraps a MergeOperator given as `inner`. The merge
+// result is a plain
 //   value.
 //
-// hybridkv::ConfigureOptions installs them around whatever the options hold. HybridTable's
-// ValidateOptions rejects an unwrapped filter or merge operator.
+// hybridkv::ConfigureOptions installs them around whatever the options hold.
+// HybridTable's ValidateOptions rejects an unwrapped filter or merge operator.
 //
 // May depend on: blob/ (to resolve pointers), RocksDB's public headers.
 #pragma once
@@ -29,11 +33,13 @@ namespace hybridkv {
 class HybridKVCompactionFilterFactory : public CompactionFilterFactory {
  public:
   static const char* kClassName() { return "HybridKVCompactionFilter"; }
-  explicit HybridKVCompactionFilterFactory(std::shared_ptr<CompactionFilterFactory> inner = nullptr);
+  explicit HybridKVCompactionFilterFactory(
+      std::shared_ptr<CompactionFilterFactory> inner = nullptr);
 
   const char* Name() const override { return kClassName(); }
   const Customizable* Inner() const override { return inner_.get(); }
-  bool ShouldFilterTableFileCreation(TableFileCreationReason reason) const override;
+  bool ShouldFilterTableFileCreation(
+      TableFileCreationReason reason) const override;
   std::unique_ptr<CompactionFilter> CreateCompactionFilter(
       const CompactionFilter::Context& context) override;
   Status PrepareOptions(const ConfigOptions& config_options) override;
@@ -42,15 +48,17 @@ class HybridKVCompactionFilterFactory : public CompactionFilterFactory {
   std::shared_ptr<CompactionFilterFactory> inner_;
 };
 
-// Adapts a single, caller-owned CompactionFilter (ColumnFamilyOptions::compaction_filter) to a
-// factory, so that it can be wrapped too.
+// Adapts a single, caller-owned CompactionFilter
+// (ColumnFamilyOptions::compaction_filter) to a factory, so that it can be
+// wrapped too.
 std::shared_ptr<CompactionFilterFactory> NewSharedCompactionFilterFactory(
     const CompactionFilter* filter);
 
 class HybridKVMergeOperator : public MergeOperator {
  public:
   static const char* kClassName() { return "HybridKVMergeOperator"; }
-  explicit HybridKVMergeOperator(std::shared_ptr<MergeOperator> inner = nullptr);
+  explicit HybridKVMergeOperator(
+      std::shared_ptr<MergeOperator> inner = nullptr);
 
   const char* Name() const override { return kClassName(); }
   const Customizable* Inner() const override { return inner_.get(); }
@@ -58,15 +66,21 @@ class HybridKVMergeOperator : public MergeOperator {
 
   bool FullMergeV3(const MergeOperationInputV3& merge_in,
                    MergeOperationOutputV3* merge_out) const override;
-  bool PartialMerge(const Slice& key, const Slice& left_operand, const Slice& right_operand,
-                    std::string* new_value, Logger* logger) const override {
-    return inner_->PartialMerge(key, left_operand, right_operand, new_value, logger);
+  bool PartialMerge(const Slice& key, const Slice& left_operand,
+                    const Slice& right_operand, std::string* new_value,
+                    Logger* logger) const override {
+    return inner_->PartialMerge(key, left_operand, right_operand, new_value,
+                                logger);
   }
-  bool PartialMergeMulti(const Slice& key, const std::deque<Slice>& operand_list,
-                         std::string* new_value, Logger* logger) const override {
+  bool PartialMergeMulti(const Slice& key,
+                         const std::deque<Slice>& operand_list,
+                         std::string* new_value,
+                         Logger* logger) const override {
     return inner_->PartialMergeMulti(key, operand_list, new_value, logger);
   }
-  bool AllowSingleOperand() const override { return inner_->AllowSingleOperand(); }
+  bool AllowSingleOperand() const override {
+    return inner_->AllowSingleOperand();
+  }
   bool ShouldMerge(const std::vector<Slice>& operands) const override {
     return inner_->ShouldMerge(operands);
   }

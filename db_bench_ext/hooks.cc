@@ -17,21 +17,32 @@
 #include "rocksdb/metadata.h"
 #include "rocksdb/statistics.h"
 
-DEFINE_bool(hybrid, false, "Enable HybridKV (hybridkv::ConfigureOptions) on the DB's options.");
-DEFINE_string(hybrid_classify_by, "size", "HybridKV value classification: size or ratio.");
-DEFINE_int32(hybrid_medium_min_value_size, 96, "HybridKV: smallest medium value, in bytes.");
-DEFINE_int32(hybrid_medium_max_value_size, 999,
-             "HybridKV: largest medium value, in bytes; larger values go to BlobDB.");
-DEFINE_double(hybrid_small_medium_ratio, 0.2,
-              "HybridKV, classify_by=ratio: key/(key+value) above this is small (T_SM).");
+DEFINE_bool(
+    hybrid, false,
+    "Enable HybridKV (hybridkv::ConfigureOptions) on the DB's options.");
+DEFINE_string(hybrid_classify_by, "size",
+              "HybridKV value classification: size or ratio.");
+DEFINE_int32(hybrid_medium_min_value_size, 96,
+             "HybridKV: smallest medium value, in bytes.");
+DEFINE_int32(
+    hybrid_medium_max_value_size, 999,
+    "HybridKV: largest medium value, in bytes; larger values go to BlobDB.");
+DEFINE_double(
+    hybrid_small_medium_ratio, 0.2,
+    "HybridKV, classify_by=ratio: key/(key+value) above this is small (T_SM).");
 DEFINE_double(hybrid_medium_large_ratio, 0.02,
-              "HybridKV, classify_by=ratio: key/(key+value) at or below this is large (T_ML).");
-DEFINE_int32(hybrid_merge_level, -2,
-             "HybridKV merge level: >= 0 absolute, < 0 counted from the deepest level.");
-DEFINE_string(value_size_mix, "",
-              "Value sizes drawn from a mix: S, M, L, SD, MD, LD (Parallax's Table 4.1: 9, 104 "
-              "and 1004-byte values; SD 60/20/20, MD 20/60/20, LD 20/20/60 small/medium/large), "
-              "or custom:<pct>:<bytes>,<pct>:<bytes>,... Overrides --value_size.");
+              "HybridKV, classify_by=ratio: key/(key+value) at or below this "
+              "is large (T_ML).");
+DEFINE_int32(
+    hybrid_merge_level, -2,
+    "HybridKV merge level: >= 0 absolute, < 0 counted from the deepest level.");
+DEFINE_string(
+    value_size_mix, "",
+    "Value sizes drawn from a mix: S, M, L, SD, MD, LD (Parallax's Table 4.1: "
+    "9, 104 "
+    "and 1004-byte values; SD 60/20/20, MD 20/60/20, LD 20/20/60 "
+    "small/medium/large), "
+    "or custom:<pct>:<bytes>,<pct>:<bytes>,... Overrides --value_size.");
 
 namespace hybridkv_ext {
 namespace {
@@ -54,8 +65,9 @@ std::vector<MixEntry> ParseMix(const std::string& spec) {
     const char* name;
     double small, medium, large;
   };
-  static const Named kNamed[] = {{"S", 100, 0, 0},  {"M", 0, 100, 0},  {"L", 0, 0, 100},
-                                 {"SD", 60, 20, 20}, {"MD", 20, 60, 20}, {"LD", 20, 20, 60}};
+  static const Named kNamed[] = {{"S", 100, 0, 0},   {"M", 0, 100, 0},
+                                 {"L", 0, 0, 100},   {"SD", 60, 20, 20},
+                                 {"MD", 20, 60, 20}, {"LD", 20, 20, 60}};
   std::vector<std::pair<double, unsigned int>> parts;
   for (const Named& n : kNamed) {
     if (spec == n.name) {
@@ -65,14 +77,16 @@ std::vector<MixEntry> ParseMix(const std::string& spec) {
   if (parts.empty()) {
     const std::string prefix = "custom:";
     if (spec.compare(0, prefix.size(), prefix) != 0) {
-      Die("--value_size_mix=" + spec + " is not S, M, L, SD, MD, LD or custom:<pct>:<bytes>,...");
+      Die("--value_size_mix=" + spec +
+          " is not S, M, L, SD, MD, LD or custom:<pct>:<bytes>,...");
     }
     std::stringstream in(spec.substr(prefix.size()));
     std::string item;
     while (std::getline(in, item, ',')) {
       double pct = 0;
       unsigned int bytes = 0;
-      if (std::sscanf(item.c_str(), "%lf:%u", &pct, &bytes) != 2 || pct < 0 || bytes == 0) {
+      if (std::sscanf(item.c_str(), "%lf:%u", &pct, &bytes) != 2 || pct < 0 ||
+          bytes == 0) {
         Die("--value_size_mix: '" + item + "' is not <pct>:<bytes>");
       }
       parts.push_back({pct, bytes});
@@ -93,8 +107,9 @@ std::vector<MixEntry> ParseMix(const std::string& spec) {
 }
 
 const std::vector<MixEntry>& Mix() {
-  static const std::vector<MixEntry> mix =
-      FLAGS_value_size_mix.empty() ? std::vector<MixEntry>() : ParseMix(FLAGS_value_size_mix);
+  static const std::vector<MixEntry> mix = FLAGS_value_size_mix.empty()
+                                               ? std::vector<MixEntry>()
+                                               : ParseMix(FLAGS_value_size_mix);
   return mix;
 }
 
@@ -122,22 +137,28 @@ void ApplyOptions(Options* options) {
   } else if (FLAGS_hybrid_classify_by == "ratio") {
     t.classify_by = ROCKSDB_NAMESPACE::hybridkv::ClassifyBy::kRatio;
   } else {
-    Die("--hybrid_classify_by must be size or ratio, not " + FLAGS_hybrid_classify_by);
+    Die("--hybrid_classify_by must be size or ratio, not " +
+        FLAGS_hybrid_classify_by);
   }
-  t.medium_min_value_size = static_cast<uint32_t>(FLAGS_hybrid_medium_min_value_size);
-  t.medium_max_value_size = static_cast<uint32_t>(FLAGS_hybrid_medium_max_value_size);
+  t.medium_min_value_size =
+      static_cast<uint32_t>(FLAGS_hybrid_medium_min_value_size);
+  t.medium_max_value_size =
+      static_cast<uint32_t>(FLAGS_hybrid_medium_max_value_size);
   t.small_medium_ratio = FLAGS_hybrid_small_medium_ratio;
   t.medium_large_ratio = FLAGS_hybrid_medium_large_ratio;
   t.merge_level = FLAGS_hybrid_merge_level;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
-  ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);
+  ROCKSDB_NAMESPACE::Status s =
+      ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);
   if (!s.ok()) {
     Die("--hybrid: " + s.ToString());
   }
-  std::fprintf(stdout, "HybridKV: enabled (medium %u..%u bytes by %s, merge level %d, "
+  std::fprintf(stdout,
+               "HybridKV: enabled (medium %u..%u bytes by %s, merge level %d, "
                "min_blob_size %" PRIu64 ")\n",
                t.medium_min_value_size, t.medium_max_value_size,
-               FLAGS_hybrid_classify_by.c_str(), t.merge_level, options->min_blob_size);
+               FLAGS_hybrid_classify_by.c_str(), t.merge_level,
+               options->min_blob_size);
 }
 
 bool ValueSizeMixEnabled() { return !Mix().empty(); }
@@ -161,16 +182,17 @@ void Report(DB* db) {
   std::printf("LSM shape (default column family):\n");
   for (const auto& level : meta.levels) {
     if (level.files.empty()) continue;
-    std::printf("  L%d: %zu files, %" PRIu64 " bytes\n", level.level, level.files.size(),
-                level.size);
+    std::printf("  L%d: %zu files, %" PRIu64 " bytes\n", level.level,
+                level.files.size(), level.size);
   }
   std::printf("  blob files: %zu, %" PRIu64 " bytes\n", meta.blob_files.size(),
               meta.blob_file_size);
   std::printf("Process I/O (/proc/self/io):\n%s", ReadProcSelfIo().c_str());
   if (auto stats = db->GetOptions().statistics) {
     using namespace ROCKSDB_NAMESPACE;
-    std::printf("RocksDB bytes: flush write %" PRIu64 ", compaction read %" PRIu64
-                ", compaction write %" PRIu64 ", blob write %" PRIu64 "\n",
+    std::printf("RocksDB bytes: flush write %" PRIu64
+                ", compaction read %" PRIu64 ", compaction write %" PRIu64
+                ", blob write %" PRIu64 "\n",
                 stats->getTickerCount(FLUSH_WRITE_BYTES),
                 stats->getTickerCount(COMPACT_READ_BYTES),
                 stats->getTickerCount(COMPACT_WRITE_BYTES),

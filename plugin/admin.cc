@@ -1,7 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Checkpoint and DestroyDB helpers that know HybridKV's own files: `<n>.medium` and
-// HYBRIDKV-SECRET, which RocksDB's versions of these operations do not know about.
+// Checkpoint and DestroyDB helpers that know HybridKV's own files: `<n>.medium`
+// and HYBRIDKV-SECRET, which RocksDB's versions of these operations do not know
+// about.
 #include <string>
 #include <vector>
 
@@ -18,13 +19,14 @@ namespace {
 
 bool IsHybridKVFile(const std::string& name) {
   const std::string medium = kMediumFileSuffix;
-  return name == kSecretFileName ||
-         (name.size() > medium.size() &&
-          name.compare(name.size() - medium.size(), medium.size(), medium) == 0);
+  return name == kSecretFileName || (name.size() > medium.size() &&
+                                     name.compare(name.size() - medium.size(),
+                                                  medium.size(), medium) == 0);
 }
 
 // Hard-links `from` to `to`, or copies it where links are not supported.
-IOStatus LinkOrCopy(FileSystem* fs, const std::string& from, const std::string& to) {
+IOStatus LinkOrCopy(FileSystem* fs, const std::string& from,
+                    const std::string& to) {
   IOStatus s = fs->LinkFile(from, to, IOOptions(), nullptr);
   if (s.ok()) {
     return s;
@@ -50,8 +52,8 @@ Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
   if (s.ok()) {
     s = checkpoint->CreateCheckpoint(checkpoint_dir);
   }
-  // Every medium file present now: the checkpoint's SSTs reference a subset, and the rest are
-  // deleted as leftovers when the checkpoint is first opened.
+  // Every medium file present now: the checkpoint's SSTs reference a subset,
+  // and the rest are deleted as leftovers when the checkpoint is first opened.
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   std::vector<std::string> children;
   if (s.ok()) {
@@ -66,15 +68,16 @@ Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
   if (s.ok()) {
     std::unique_ptr<FSDirectory> dir;
     s = fs->NewDirectory(checkpoint_dir, IOOptions(), &dir, nullptr);
-    if (s.ok()) s = dir->FsyncWithDirOptions(IOOptions(), nullptr, DirFsyncOptions());
+    if (s.ok())
+      s = dir->FsyncWithDirOptions(IOOptions(), nullptr, DirFsyncOptions());
   }
   Status enable = db->EnableFileDeletions();
   return s.ok() ? enable : s;
 }
 
 Status DestroyDB(const std::string& name, const Options& options) {
-  // RocksDB's DestroyDB takes the DB's lock, so it fails while the DB is open: only then are
-  // HybridKV's files removed.
+  // RocksDB's DestroyDB takes the DB's lock, so it fails while the DB is open:
+  // only then are HybridKV's files removed.
   Status s = ROCKSDB_NAMESPACE::DestroyDB(name, options);
   if (!s.ok()) {
     return s;
@@ -85,12 +88,14 @@ Status DestroyDB(const std::string& name, const Options& options) {
     return s;  // the directory is gone: nothing of ours was left
   }
   for (const std::string& child : children) {
-    if (IsHybridKVFile(child) || child == std::string(kSecretFileName) + ".tmp") {
+    if (IsHybridKVFile(child) ||
+        child == std::string(kSecretFileName) + ".tmp") {
       IOStatus d = fs->DeleteFile(name + "/" + child, IOOptions(), nullptr);
       if (!d.ok()) return d;
     }
   }
-  fs->DeleteDir(name, IOOptions(), nullptr).PermitUncheckedError();  // only if now empty
+  fs->DeleteDir(name, IOOptions(), nullptr)
+      .PermitUncheckedError();  // only if now empty
   return s;
 }
 

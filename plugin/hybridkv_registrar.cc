@@ -1,13 +1,13 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// plugin/: how RocksDB finds HybridKV. hybridkv.mk and CMakeLists.txt make RocksDB build us
-// in-tree; the registrar below adds our components to every ObjectRegistry, so options strings
-// and OPTIONS files can name them.
+// plugin/: how RocksDB finds HybridKV. hybridkv.mk and CMakeLists.txt make
+// RocksDB build us in-tree; the registrar below adds our components to every
+// ObjectRegistry, so options strings and OPTIONS files can name them.
 //
 // May depend on: every other folder of HybridKV, and RocksDB.
-#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -15,11 +15,13 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-std::shared_ptr<TableFactory> NewHybridTableFactory(const HybridTableOptions& options) {
+std::shared_ptr<TableFactory> NewHybridTableFactory(
+    const HybridTableOptions& options) {
   return std::make_shared<HybridTableFactory>(options);
 }
 
-std::shared_ptr<TableFactory> NewHybridTableFactory(std::shared_ptr<TableFactory> inner) {
+std::shared_ptr<TableFactory> NewHybridTableFactory(
+    std::shared_ptr<TableFactory> inner) {
   HybridTableOptions options;
   options.inner = std::move(inner);
   return NewHybridTableFactory(options);
@@ -28,35 +30,43 @@ std::shared_ptr<TableFactory> NewHybridTableFactory(std::shared_ptr<TableFactory
 Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   Options configured = *options;
   configured.table_factory = NewHybridTableFactory(hybrid.table);
-  configured.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+  configured.sst_partitioner_factory =
+      std::make_shared<HybridKVPartitionerFactory>();
   if (configured.merge_operator != nullptr &&
-      !configured.merge_operator->IsInstanceOf(HybridKVMergeOperator::kClassName())) {
+      !configured.merge_operator->IsInstanceOf(
+          HybridKVMergeOperator::kClassName())) {
     configured.merge_operator =
         std::make_shared<HybridKVMergeOperator>(configured.merge_operator);
   }
-  if (configured.compaction_filter != nullptr) {  // it takes precedence over a factory
-    configured.compaction_filter_factory = std::make_shared<HybridKVCompactionFilterFactory>(
-        NewSharedCompactionFilterFactory(configured.compaction_filter));
+  if (configured.compaction_filter !=
+      nullptr) {  // it takes precedence over a factory
+    configured.compaction_filter_factory =
+        std::make_shared<HybridKVCompactionFilterFactory>(
+            NewSharedCompactionFilterFactory(configured.compaction_filter));
     configured.compaction_filter = nullptr;
   } else if (configured.compaction_filter_factory != nullptr &&
              !configured.compaction_filter_factory->IsInstanceOf(
                  HybridKVCompactionFilterFactory::kClassName())) {
-    configured.compaction_filter_factory = std::make_shared<HybridKVCompactionFilterFactory>(
-        configured.compaction_filter_factory);
+    configured.compaction_filter_factory =
+        std::make_shared<HybridKVCompactionFilterFactory>(
+            configured.compaction_filter_factory);
   }
   bool has_listener = false;
   for (const auto& l : configured.listeners) {
-    has_listener |= l != nullptr && l->IsInstanceOf(HybridKVListener::kClassName());
+    has_listener |=
+        l != nullptr && l->IsInstanceOf(HybridKVListener::kClassName());
   }
   if (!has_listener) {
     configured.listeners.push_back(std::make_shared<HybridKVListener>());
   }
   configured.enable_blob_files = hybrid.enable_blob_files;
   configured.min_blob_size = uint64_t{hybrid.table.medium_max_value_size} + 1;
-  configured.enable_blob_garbage_collection = hybrid.enable_blob_garbage_collection;
-  configured.blob_garbage_collection_age_cutoff = hybrid.blob_garbage_collection_age_cutoff;
-  Status s = configured.table_factory->ValidateOptions(DBOptions(configured),
-                                                       ColumnFamilyOptions(configured));
+  configured.enable_blob_garbage_collection =
+      hybrid.enable_blob_garbage_collection;
+  configured.blob_garbage_collection_age_cutoff =
+      hybrid.blob_garbage_collection_age_cutoff;
+  Status s = configured.table_factory->ValidateOptions(
+      DBOptions(configured), ColumnFamilyOptions(configured));
   if (s.ok()) {
     *options = std::move(configured);
   }
@@ -66,17 +76,18 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
 
-// Called by RocksDB for every ObjectRegistry it creates (see ROCKSDB_PLUGIN_BUILTINS).
+// Called by RocksDB for every ObjectRegistry it creates (see
+// ROCKSDB_PLUGIN_BUILTINS).
 extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                             const std::string& /*arg*/) {
   using ROCKSDB_NAMESPACE::CompactionFilterFactory;
   using ROCKSDB_NAMESPACE::EventListener;
   using ROCKSDB_NAMESPACE::MergeOperator;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVCompactionFilterFactory;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVMergeOperator;
   using ROCKSDB_NAMESPACE::SstPartitionerFactory;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVListener;
   using ROCKSDB_NAMESPACE::TableFactory;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVCompactionFilterFactory;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVListener;
+  using ROCKSDB_NAMESPACE::hybridkv::HybridKVMergeOperator;
   using ROCKSDB_NAMESPACE::hybridkv::HybridKVPartitionerFactory;
   using ROCKSDB_NAMESPACE::hybridkv::HybridTableFactory;
   library.AddFactory<TableFactory>(
@@ -88,7 +99,8 @@ extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
       });
   library.AddFactory<SstPartitionerFactory>(
       HybridKVPartitionerFactory::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<SstPartitionerFactory>* guard,
+      [](const std::string& /*uri*/,
+         std::unique_ptr<SstPartitionerFactory>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new HybridKVPartitionerFactory());
         return guard->get();
@@ -102,7 +114,8 @@ extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
       });
   library.AddFactory<CompactionFilterFactory>(
       HybridKVCompactionFilterFactory::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<CompactionFilterFactory>* guard,
+      [](const std::string& /*uri*/,
+         std::unique_ptr<CompactionFilterFactory>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new HybridKVCompactionFilterFactory());
         return guard->get();

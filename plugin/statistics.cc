@@ -35,7 +35,8 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
     return io;
   }
   for (const std::string& name : children) {
-    const size_t n = name.size(), m = std::char_traits<char>::length(kMediumFileSuffix);
+    const size_t n = name.size(),
+                 m = std::char_traits<char>::length(kMediumFileSuffix);
     if (n > m && name.compare(n - m, m, kMediumFileSuffix) == 0) {
       uint64_t size = 0;
       if (fs->GetFileSize(dir + "/" + name, IOOptions(), &size, nullptr).ok()) {
@@ -51,19 +52,26 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
 std::string HybridStatistics::ToString() const {
   char buf[1024];
   snprintf(buf, sizeof(buf),
-           "small: %" PRIu64 " values, %" PRIu64 " bytes flushed inline\n"
+           "small: %" PRIu64 " values, %" PRIu64
+           " bytes flushed inline\n"
            "medium: %" PRIu64 " values, %" PRIu64 " bytes extracted to %" PRIu64
-           " files; %" PRIu64 " pointers kept by compactions\n"
-           "medium: %" PRIu64 " values, %" PRIu64 " bytes inlined at the merge level (%" PRIu64
-           " bytes read in %" PRIu64 " reads)\n"
-           "medium: %" PRIu64 " values, %" PRIu64 " bytes resolved by reads (%" PRIu64
+           " files; %" PRIu64
+           " pointers kept by compactions\n"
+           "medium: %" PRIu64 " values, %" PRIu64
+           " bytes inlined at the merge level (%" PRIu64
+           " bytes read in %" PRIu64
+           " reads)\n"
+           "medium: %" PRIu64 " values, %" PRIu64
+           " bytes resolved by reads (%" PRIu64
            " bytes read)\n"
-           "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk\n"
+           "medium: %" PRIu64 " files, %" PRIu64
+           " bytes on disk\n"
            "large: %" PRIu64 " values left to BlobDB\n",
            small_values_flushed, small_bytes_flushed, medium_values_extracted,
-           medium_bytes_extracted, medium_files_created, pointers_kept, medium_values_inlined,
-           medium_bytes_inlined, merge_bytes_read, merge_reads, medium_values_resolved,
-           medium_bytes_resolved, resolve_bytes_read, live_medium_files, live_medium_bytes,
+           medium_bytes_extracted, medium_files_created, pointers_kept,
+           medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
+           merge_reads, medium_values_resolved, medium_bytes_resolved,
+           resolve_bytes_read, live_medium_files, live_medium_bytes,
            large_values_flushed);
   return buf;
 }

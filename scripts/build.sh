@@ -30,10 +30,21 @@ done
 tarball=$("$REPO/scripts/setup-deps.sh" | tail -n 1)
 
 mkdir -p "$CACHE_DIR"
-exec 9>"$CACHE_DIR/build.lock"
-flock 9  # one build at a time: the staged plugin links are shared
+# The staged plugin links lead, through $CACHE_DIR/checkout, to one checkout at a time. Builds
+# from that checkout share the lock (several flavors may build at once); re-aiming the link at
+# another checkout needs it exclusively, so it waits for those builds to finish.
+exec 9>"$CACHE_DIR/checkout.lock"
+flock -s 9
+if [ "$(readlink "$CACHE_DIR/checkout" 2>/dev/null)" != "$REPO" ]; then
+  flock -u 9
+  flock 9
+  ln -sfn "$REPO" "$CACHE_DIR/checkout"
+  flock -s 9
+fi
 
 src=$CACHE_DIR/src/rocksdb-$ROCKSDB_VERSION
+exec 7>"$CACHE_DIR/src.lock"
+flock 7  # extract once
 if [ ! -f "$src/.hybridkv-extracted" ]; then
   echo "[build] extracting $(basename "$tarball")" >&2
   rm -rf "$src"
@@ -41,6 +52,7 @@ if [ ! -f "$src/.hybridkv-extracted" ]; then
   [ -f "$src/include/rocksdb/version.h" ] || { echo "[build] ERROR: $tarball did not unpack to $src" >&2; exit 1; }
   touch "$src/.hybridkv-extracted"
 fi
+flock -u 7
 
 cmake_args=(
   -G Ninja
@@ -61,10 +73,12 @@ fi
 key=$(printf '%s\n' "$ROCKSDB_VERSION" "${cmake_args[@]}" "$(c++ --version | head -n 1)" | sha256sum | cut -c1-10)
 build=$CACHE_DIR/build/rocksdb-$ROCKSDB_VERSION-$flavor-$key
 
-ln -sfn "$REPO" "$CACHE_DIR/checkout"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}
 ccache --max-size=8G >/dev/null
 
+mkdir -p "$build"
+exec 8>"$build.lock"
+flock 8  # one ninja per build directory
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$CACHE_DIR/checkout" -B "$build" "${cmake_args[@]}" \
     -DROCKSDB_SOURCE_DIR="$src" >"$CACHE_DIR/cmake-$flavor.log" 2>&1 \

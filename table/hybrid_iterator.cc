@@ -10,8 +10,9 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
-                               HybridTableReader* table, bool allow_unprepared_value,
+HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
+                               Mode mode, HybridTableReader* table,
+                               bool allow_unprepared_value,
                                const SipKey& secret, bool scan)
     : inner_(inner),
       inner_in_arena_(inner_in_arena),
@@ -20,7 +21,8 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena, Mod
       allow_unprepared_value_(allow_unprepared_value),
       secret_(secret) {
   if (scan && mode == Mode::kResolve) {
-    // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256 KiB.
+    // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
+    // KiB.
     readahead_.reset(new MediumReadahead(
         [table](uint64_t number, std::shared_ptr<MediumFileReader>* file) {
           return table->GetMediumFile(number, file);
@@ -39,7 +41,8 @@ HybridIterator::~HybridIterator() {
 
 Slice HybridIterator::MacKey() const {
   const Slice user_key = inner_->user_key();
-  return Slice(user_key.data(), user_key.size() - table_->context().timestamp_size);
+  return Slice(user_key.data(),
+               user_key.size() - table_->context().timestamp_size);
 }
 
 void HybridIterator::Update() {
@@ -50,7 +53,8 @@ void HybridIterator::Update() {
   if (!inner_->Valid() || ExtractValueType(inner_->key()) != kTypeBlobIndex) {
     return;
   }
-  // The tag byte tells our pointers from BlobDB's blob indexes, so the value is needed now.
+  // The tag byte tells our pointers from BlobDB's blob indexes, so the value is
+  // needed now.
   if (allow_unprepared_value_ && !inner_->PrepareValue()) {
     return;  // the inner iterator is now invalid, with its status set
   }
@@ -60,7 +64,8 @@ void HybridIterator::Update() {
   is_pointer_ = true;
   const Slice key = inner_->key();
   key_buffer_.assign(key.data(), key.size());
-  const uint64_t seq = DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
+  const uint64_t seq =
+      DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
   EncodeFixed64(&key_buffer_[key_buffer_.size() - kNumInternalBytes],
                 PackSequenceAndType(seq, kTypeValue));
   if (mode_ == Mode::kEnvelope) {
@@ -68,8 +73,10 @@ void HybridIterator::Update() {
     if (!DecodeMediumPointer(secret_, inner_->value(), MacKey(), &verified)) {
       status_ = Status::Corruption(
           "HybridKV: a medium pointer for key '" + MacKey().ToString(true) +
-          "' does not verify under this DB's secret: " + std::string(kSecretFileName) +
-          " was replaced or the SST was copied from another DB. Restore the original secret "
+          "' does not verify under this DB's secret: " +
+          std::string(kSecretFileName) +
+          " was replaced or the SST was copied from another DB. Restore the "
+          "original secret "
           "file.");
     }
   } else if (!allow_unprepared_value_) {
@@ -87,9 +94,11 @@ bool HybridIterator::Resolve() {
     status_ = table_->ResolvePointer(pointer_, MacKey(), &value_buffer_);
   }
   resolved_ = status_.ok();
-  if (resolved_ && pinned_iters_mgr_ != nullptr && pinned_iters_mgr_->PinningEnabled()) {
+  if (resolved_ && pinned_iters_mgr_ != nullptr &&
+      pinned_iters_mgr_->PinningEnabled()) {
     auto* owned = new std::string(std::move(value_buffer_));
-    pinned_iters_mgr_->PinPtr(owned, [](void* p) { delete static_cast<std::string*>(p); });
+    pinned_iters_mgr_->PinPtr(
+        owned, [](void* p) { delete static_cast<std::string*>(p); });
     resolved_value_ = *owned;
     value_pinned_ = true;
   } else {

@@ -13,56 +13,87 @@ namespace hybridkv {
 
 class HybridTableReader;
 
-// An iterator over one HybridTable SST that references medium files. Pointer entries
-// (kTypeBlobIndex with the pointer tag) are presented as kTypeValue entries whose value is
-// either the envelope (kEnvelope, for compactions) or the medium value it points to
-// (kResolve, for everyone else). Other entries, including BlobDB's own blob indexes, pass
-// through untouched.
+// An iterator over one HybridTable SST that references medium files. Pointer
+// entries (kTypeBlobIndex with the pointer tag) are presented as kTypeValue
+// entries whose value is either the envelope (kEnvelope, for compactions) or
+// the medium value it points to (kResolve, for everyone else). Other entries,
+// including BlobDB's own blob indexes, pass through untouched.
 //
 // Every InternalIterator virtual is forwarded, defaulted ones included. With
-// allow_unprepared_value, values are resolved in PrepareValue(), so entries a caller skips
-// cost no medium read.
+// allow_unprepared_value, values are resolved in PrepareValue(), so entries a
+// caller skips cost no medium read.
 class HybridIterator : public InternalIterator {
  public:
   enum class Mode { kEnvelope, kResolve };
 
-  // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so only its
-  // destructor may run. kEnvelope needs `secret`: a pointer that does not verify under it
-  // fails the iteration instead of reaching a compaction as a plain value.
-  // `scan`: values are resolved through a readahead buffer per medium file, for iterators
-  // that visit neighbouring keys; otherwise each value is one positioned read.
+  // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so
+  // only its destructor may run. kEnvelope needs `secret`: a pointer that does
+  // not verify under it fails the iteration instead of reaching a compaction as
+  // a plain value. `scan`: values are resolved through a readahead buffer per
+  // medium file, for iterators that visit neighbouring keys; otherwise each
+  // value is one positioned read.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
-                 HybridTableReader* table, bool allow_unprepared_value, const SipKey& secret,
-                 bool scan);
+                 HybridTableReader* table, bool allow_unprepared_value,
+                 const SipKey& secret, bool scan);
   ~HybridIterator() override;
 
   void SetRangeDelReadSeqno(SequenceNumber read_seqno) override {
     inner_->SetRangeDelReadSeqno(read_seqno);
   }
   bool Valid() const override { return inner_->Valid() && status_.ok(); }
-  void SeekToFirst() override { inner_->SeekToFirst(); Update(); }
-  void SeekToLast() override { inner_->SeekToLast(); Update(); }
-  void Seek(const Slice& target) override { inner_->Seek(target); Update(); }
-  void SeekForPrev(const Slice& target) override { inner_->SeekForPrev(target); Update(); }
-  void Next() override { inner_->Next(); Update(); }
+  void SeekToFirst() override {
+    inner_->SeekToFirst();
+    Update();
+  }
+  void SeekToLast() override {
+    inner_->SeekToLast();
+    Update();
+  }
+  void Seek(const Slice& target) override {
+    inner_->Seek(target);
+    Update();
+  }
+  void SeekForPrev(const Slice& target) override {
+    inner_->SeekForPrev(target);
+    Update();
+  }
+  void Next() override {
+    inner_->Next();
+    Update();
+  }
   bool NextAndGetResult(IterateResult* result) override;
-  void Prev() override { inner_->Prev(); Update(); }
-  Slice key() const override { return is_pointer_ ? Slice(key_buffer_) : inner_->key(); }
-  uint64_t write_unix_time() const override { return inner_->write_unix_time(); }
+  void Prev() override {
+    inner_->Prev();
+    Update();
+  }
+  Slice key() const override {
+    return is_pointer_ ? Slice(key_buffer_) : inner_->key();
+  }
+  uint64_t write_unix_time() const override {
+    return inner_->write_unix_time();
+  }
   Slice user_key() const override { return inner_->user_key(); }
   Slice value() const override;
-  Status status() const override { return status_.ok() ? inner_->status() : status_; }
+  Status status() const override {
+    return status_.ok() ? inner_->status() : status_;
+  }
   bool PrepareValue() override;
-  bool MayBeOutOfLowerBound() override { return inner_->MayBeOutOfLowerBound(); }
-  IterBoundCheck UpperBoundCheckResult() override { return inner_->UpperBoundCheckResult(); }
+  bool MayBeOutOfLowerBound() override {
+    return inner_->MayBeOutOfLowerBound();
+  }
+  IterBoundCheck UpperBoundCheckResult() override {
+    return inner_->UpperBoundCheckResult();
+  }
   void SetPinnedItersMgr(PinnedIteratorsManager* pinned_iters_mgr) override {
     pinned_iters_mgr_ = pinned_iters_mgr;
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  // Rewritten keys live in a buffer that the next move overwrites. Resolved values are pinned
-  // when the caller's PinnedIteratorsManager asks for it (DBIter does, to iterate backwards):
-  // the manager then owns them.
-  bool IsKeyPinned() const override { return !is_pointer_ && inner_->IsKeyPinned(); }
+  // Rewritten keys live in a buffer that the next move overwrites. Resolved
+  // values are pinned when the caller's PinnedIteratorsManager asks for it
+  // (DBIter does, to iterate backwards): the manager then owns them.
+  bool IsKeyPinned() const override {
+    return !is_pointer_ && inner_->IsKeyPinned();
+  }
   bool IsValuePinned() const override {
     if (is_pointer_ && mode_ == Mode::kResolve) {
       return value_pinned_;
@@ -78,7 +109,9 @@ class HybridIterator : public InternalIterator {
   void SetReadaheadState(ReadaheadFileInfo* readahead_file_info) override {
     inner_->SetReadaheadState(readahead_file_info);
   }
-  bool IsDeleteRangeSentinelKey() const override { return inner_->IsDeleteRangeSentinelKey(); }
+  bool IsDeleteRangeSentinelKey() const override {
+    return inner_->IsDeleteRangeSentinelKey();
+  }
 
  private:
   // Classifies the entry the inner iterator is now at.

@@ -21,7 +21,8 @@ int DbCounters::DeepestLevel(uint32_t cf) const {
 
 DbCounters* CountersFor(const std::string& dir) {
   static std::mutex mu;
-  static auto* registry = new std::map<std::string, std::unique_ptr<DbCounters>>();
+  static auto* registry =
+      new std::map<std::string, std::unique_ptr<DbCounters>>();
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = (*registry)[dir];
   if (slot == nullptr) {

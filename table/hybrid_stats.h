@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Per-DB counters and LSM-shape facts that builders and readers share. Keyed by the DB's
-// directory (the directory of its SSTs), process-wide, thread-safe.
+// Per-DB counters and LSM-shape facts that builders and readers share. Keyed by
+// the DB's directory (the directory of its SSTs), process-wide, thread-safe.
 #pragma once
 
 #include <atomic>
@@ -19,8 +19,10 @@ struct DbCounters {
   std::atomic<uint64_t> medium_values_extracted{0};
   std::atomic<uint64_t> medium_bytes_extracted{0};
   std::atomic<uint64_t> medium_files_created{0};
-  std::atomic<uint64_t> large_values_flushed{0};  // left to BlobDB (or inline without it)
-  std::atomic<uint64_t> pointers_kept{0};         // copied by compactions above the merge level
+  std::atomic<uint64_t> large_values_flushed{
+      0};  // left to BlobDB (or inline without it)
+  std::atomic<uint64_t> pointers_kept{
+      0};  // copied by compactions above the merge level
   std::atomic<uint64_t> medium_values_inlined{0};
   std::atomic<uint64_t> medium_bytes_inlined{0};
   std::atomic<uint64_t> merge_bytes_read{0};
@@ -28,8 +30,8 @@ struct DbCounters {
   std::atomic<uint64_t> medium_values_resolved{0};
   std::atomic<uint64_t> medium_bytes_resolved{0};
   std::atomic<uint64_t> resolve_bytes_read{0};
-  // Deepest level any SST of column family `cf` has been seen at, for negative merge levels
-  // without level_compaction_dynamic_level_bytes.
+  // Deepest level any SST of column family `cf` has been seen at, for negative
+  // merge levels without level_compaction_dynamic_level_bytes.
   void NoteLevel(uint32_t cf, int level);
   int DeepestLevel(uint32_t cf) const;
 
@@ -38,7 +40,8 @@ struct DbCounters {
   std::atomic<int> deepest_[kTrackedColumnFamilies] = {};
 };
 
-// The counters of the DB whose SSTs live in `dir`. Never null; lives for the process.
+// The counters of the DB whose SSTs live in `dir`. Never null; lives for the
+// process.
 DbCounters* CountersFor(const std::string& dir);
 
 }  // namespace hybridkv

@@ -21,33 +21,37 @@ uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
   }
   // "<dir>/000123.sst"
   const size_t slash = path.rfind('/');
-  return std::strtoull(path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr,
-                       10);
+  return std::strtoull(
+      path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr, 10);
 }
 
-// A copy of `tbo` whose collectors are `factories`. TableBuilderOptions keeps the list behind
-// a const pointer, so it is rebuilt field by field.
-TableBuilderOptions WithCollectors(const TableBuilderOptions& tbo,
-                                   const InternalTblPropCollFactories* factories) {
+// A copy of `tbo` whose collectors are `factories`. TableBuilderOptions keeps
+// the list behind a const pointer, so it is rebuilt field by field.
+TableBuilderOptions WithCollectors(
+    const TableBuilderOptions& tbo,
+    const InternalTblPropCollFactories* factories) {
   TableBuilderOptions copy(
       tbo.ioptions, tbo.moptions, tbo.read_options, tbo.write_options,
-      tbo.internal_comparator, factories, tbo.compression_type, tbo.compression_opts,
-      tbo.column_family_id, tbo.column_family_name, tbo.level_at_creation,
-      tbo.newest_key_time, tbo.is_bottommost, tbo.reason, tbo.oldest_key_time,
-      tbo.file_creation_time, tbo.db_id, tbo.db_session_id, tbo.target_file_size,
-      tbo.cur_file_num, tbo.last_level_inclusive_max_seqno_threshold);
+      tbo.internal_comparator, factories, tbo.compression_type,
+      tbo.compression_opts, tbo.column_family_id, tbo.column_family_name,
+      tbo.level_at_creation, tbo.newest_key_time, tbo.is_bottommost, tbo.reason,
+      tbo.oldest_key_time, tbo.file_creation_time, tbo.db_id, tbo.db_session_id,
+      tbo.target_file_size, tbo.cur_file_num,
+      tbo.last_level_inclusive_max_seqno_threshold);
   copy.skip_filters = tbo.skip_filters;
   return copy;
 }
 
 }  // namespace
 
-int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo, DbCounters* counters) {
+int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo,
+                      DbCounters* counters) {
   if (merge_level >= 0) {
     return merge_level;
   }
-  // With dynamic level sizing (RocksDB 9's default) the last level is always num_levels - 1
-  // once anything has left L0; otherwise the deepest level seen so far.
+  // With dynamic level sizing (RocksDB 9's default) the last level is always
+  // num_levels - 1 once anything has left L0; otherwise the deepest level seen
+  // so far.
   const ImmutableOptions& io = tbo.ioptions;
   int deepest = (io.compaction_style == kCompactionStyleLevel &&
                  io.level_compaction_dynamic_level_bytes)
@@ -76,20 +80,25 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     : options_(options),
       dir_(DirName(file->file_name())),
       file_number_(FileNumberOf(tbo, file->file_name())),
-      timestamp_size_(tbo.internal_comparator.user_comparator()->timestamp_size()),
+      timestamp_size_(
+          tbo.internal_comparator.user_comparator()->timestamp_size()),
       fs_(tbo.ioptions.fs),
       logger_(tbo.ioptions.logger),
       counters_(CountersFor(dir_)) {
   if (tbo.internal_tbl_prop_coll_factories != nullptr) {
     for (const auto& f : *tbo.internal_tbl_prop_coll_factories) {
-      collector_factories_.emplace_back(new ForwardingCollectorFactory(f.get()));
+      collector_factories_.emplace_back(
+          new ForwardingCollectorFactory(f.get()));
     }
   }
   collector_factories_.emplace_back(new MediumRefsCollectorFactory());
-  inner_.reset(inner_factory.NewTableBuilder(WithCollectors(tbo, &collector_factories_), file));
+  inner_.reset(inner_factory.NewTableBuilder(
+      WithCollectors(tbo, &collector_factories_), file));
 
-  medium_file_options_.use_direct_writes = tbo.ioptions.use_direct_io_for_flush_and_compaction;
-  medium_file_options_.use_direct_reads = tbo.ioptions.use_direct_io_for_flush_and_compaction;
+  medium_file_options_.use_direct_writes =
+      tbo.ioptions.use_direct_io_for_flush_and_compaction;
+  medium_file_options_.use_direct_reads =
+      tbo.ioptions.use_direct_io_for_flush_and_compaction;
   switch (tbo.reason) {
     case TableFileCreationReason::kFlush:
     case TableFileCreationReason::kRecovery:
@@ -97,7 +106,8 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       break;
     case TableFileCreationReason::kCompaction:
       counters_->NoteLevel(tbo.column_family_id, tbo.level_at_creation);
-      mode_ = tbo.level_at_creation >= ResolveMergeLevel(options_.merge_level, tbo, counters_)
+      mode_ = tbo.level_at_creation >=
+                      ResolveMergeLevel(options_.merge_level, tbo, counters_)
                   ? Mode::kInline
                   : Mode::kKeepPointers;
       break;
@@ -107,19 +117,22 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   tracker_ = TrackerFor(dir_);
   tracker_->SetFileSystem(fs_);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
-  // Flushes create the secret on first use. Compactions only load it: if it is missing, no
-  // pointer of this DB can exist (the reader fails any compaction whose input has pointers
-  // that do not verify), so every value is plain.
-  Status s = GetDbSecret(fs_, dir_, tbo.db_id, /*create=*/mode_ == Mode::kExtract, &secret_);
+  // Flushes create the secret on first use. Compactions only load it: if it is
+  // missing, no pointer of this DB can exist (the reader fails any compaction
+  // whose input has pointers that do not verify), so every value is plain.
+  Status s = GetDbSecret(fs_, dir_, tbo.db_id,
+                         /*create=*/mode_ == Mode::kExtract, &secret_);
   if (s.ok()) {
     have_secret_ = true;
   } else if (!s.IsNotFound()) {
     status_ = s;
   }
   if (mode_ == Mode::kInline) {
-    // Merge reads start at 64 KiB chunks and grow to 1 MiB while they stay sequential.
+    // Merge reads start at 64 KiB chunks and grow to 1 MiB while they stay
+    // sequential.
     merge_reader_.reset(new MediumReadahead(
-        [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions), fo = medium_file_options_](
+        [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
+         fo = medium_file_options_](
             uint64_t number, std::shared_ptr<MediumFileReader>* out) -> Status {
           std::unique_ptr<MediumFileReader> opened;
           IOStatus io = OpenMediumFile(fs, dirs, number, fo, &opened);
@@ -143,7 +156,8 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
     return;
   }
   const Slice user_key = ExtractUserKey(key);
-  // Pointers are bound to the user key without its timestamp, which compactions may rewrite.
+  // Pointers are bound to the user key without its timestamp, which compactions
+  // may rewrite.
   const Slice mac_key(user_key.data(), user_key.size() - timestamp_size_);
   MediumPointer pointer;
   switch (mode_) {
@@ -162,14 +176,16 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       }
       break;
     case Mode::kKeepPointers:
-      if (have_secret_ && DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
+      if (have_secret_ &&
+          DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
         kept_++;
         AddRetyped(key, kTypeBlobIndex, value);
         return;
       }
       break;
     case Mode::kInline:
-      if (have_secret_ && DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
+      if (have_secret_ &&
+          DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
         status_ = merge_reader_->Read(pointer, mac_key, &value_buffer_);
         if (status_.ok()) {
           inlined_++;
@@ -188,8 +204,9 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
 void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
                                        const Slice& value) {
   if (medium_ == nullptr) {
-    IOStatus s = MediumFileWriter::Create(fs_, MediumFileName(dir_, file_number_),
-                                          medium_file_options_, &medium_);
+    IOStatus s =
+        MediumFileWriter::Create(fs_, MediumFileName(dir_, file_number_),
+                                 medium_file_options_, &medium_);
     if (!s.ok()) {
       status_ = s;
       return;
@@ -207,9 +224,11 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
   AddRetyped(key, kTypeBlobIndex, value_buffer_);
 }
 
-void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type, const Slice& value) {
+void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
+                                    const Slice& value) {
   key_buffer_.assign(key.data(), key.size());
-  const uint64_t seq = DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
+  const uint64_t seq =
+      DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
   EncodeFixed64(&key_buffer_[key_buffer_.size() - kNumInternalBytes],
                 PackSequenceAndType(seq, type));
   inner_->Add(key_buffer_, value);
@@ -231,8 +250,8 @@ Status HybridTableBuilder::Finish() {
   if (!status_.ok()) {
     return status_;
   }
-  // The medium file is durable before the SST exists, and so before the version edit that
-  // makes the SST live.
+  // The medium file is durable before the SST exists, and so before the version
+  // edit that makes the SST live.
   if (medium_ != nullptr) {
     status_ = medium_->Finish();
     if (!status_.ok()) {
@@ -256,11 +275,12 @@ Status HybridTableBuilder::Finish() {
         c.medium_values_extracted += medium_->num_records();
         c.medium_bytes_extracted += medium_->value_bytes();
         c.medium_files_created++;
-        ROCKS_LOG_INFO(logger_,
-                       "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
-                       " bytes) to %s; %" PRIu64 " small, %" PRIu64 " large kept",
-                       file_number_, medium_->num_records(), medium_->value_bytes(),
-                       medium_->path().c_str(), small_values_, large_values_);
+        ROCKS_LOG_INFO(
+            logger_,
+            "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
+            " bytes) to %s; %" PRIu64 " small, %" PRIu64 " large kept",
+            file_number_, medium_->num_records(), medium_->value_bytes(),
+            medium_->path().c_str(), small_values_, large_values_);
       }
       break;
     case Mode::kKeepPointers:
@@ -272,12 +292,13 @@ Status HybridTableBuilder::Finish() {
       c.merge_bytes_read += merge_reader_->bytes_read();
       c.merge_reads += merge_reader_->reads_issued();
       if (inlined_ > 0) {
-        ROCKS_LOG_INFO(logger_,
-                       "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
-                       " bytes) written back inline; %" PRIu64 " bytes read in %" PRIu64
-                       " reads",
-                       file_number_, inlined_, inlined_bytes_, merge_reader_->bytes_read(),
-                       merge_reader_->reads_issued());
+        ROCKS_LOG_INFO(
+            logger_,
+            "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
+            " bytes) written back inline; %" PRIu64 " bytes read in %" PRIu64
+            " reads",
+            file_number_, inlined_, inlined_bytes_, merge_reader_->bytes_read(),
+            merge_reader_->reads_issued());
       }
       break;
     case Mode::kPassThrough:

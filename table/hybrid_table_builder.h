@@ -7,33 +7,40 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/blob/siphash.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
 #include "table/table_builder.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Builds one HybridTable SST through the inner format's builder, placing medium values:
+// Builds one HybridTable SST through the inner format's builder, placing medium
+// values:
 //
-// - flush and recovery: medium kTypeValue entries go to `<sst number>.medium`, in key order;
+// - flush and recovery: medium kTypeValue entries go to `<sst number>.medium`,
+// in key order;
 //   the SST stores a pointer under value type kTypeBlobIndex;
-// - compaction above the merge level: pointers (which the reader hands compactions as
-//   kTypeValue envelopes) are stored as pointers again; other values stay inline;
-// - compaction at or below the merge level: pointers are resolved and written inline;
+// - compaction above the merge level: pointers (which the reader hands
+// compactions as
+//   kTypeValue envelopes) are stored as pointers again; other values stay
+//   inline;
+// - compaction at or below the merge level: pointers are resolved and written
+// inline;
 // - anything else (SstFileWriter, ...): entries pass through untouched.
 //
-// A kTypeValue counts as a pointer only if its MAC verifies under the DB's secret, so a value
-// a client wrote that imitates one is kept as the plain value it is.
+// A kTypeValue counts as a pointer only if its MAC verifies under the DB's
+// secret, so a value a client wrote that imitates one is kept as the plain
+// value it is.
 //
-// Every TableBuilder virtual is forwarded, including those with a default body: GetTailSize
-// sets the file's tail size, NeedCompact marks it for compaction, SetSeqnoTimeTableProperties
-// sets its creation time.
+// Every TableBuilder virtual is forwarded, including those with a default body:
+// GetTailSize sets the file's tail size, NeedCompact marks it for compaction,
+// SetSeqnoTimeTableProperties sets its creation time.
 class HybridTableBuilder : public TableBuilder {
  public:
-  HybridTableBuilder(const HybridTableOptions& options, const TableFactory& inner_factory,
+  HybridTableBuilder(const HybridTableOptions& options,
+                     const TableFactory& inner_factory,
                      const TableBuilderOptions& tbo, WritableFileWriter* file);
   ~HybridTableBuilder() override;
 
@@ -45,13 +52,17 @@ class HybridTableBuilder : public TableBuilder {
   uint64_t NumEntries() const override { return inner_->NumEntries(); }
   bool IsEmpty() const override { return inner_->IsEmpty(); }
   uint64_t FileSize() const override { return inner_->FileSize(); }
-  uint64_t EstimatedFileSize() const override { return inner_->EstimatedFileSize(); }
+  uint64_t EstimatedFileSize() const override {
+    return inner_->EstimatedFileSize();
+  }
   uint64_t GetTailSize() const override { return inner_->GetTailSize(); }
   bool NeedCompact() const override { return inner_->NeedCompact(); }
   TableProperties GetTableProperties() const override {
     return inner_->GetTableProperties();
   }
-  std::string GetFileChecksum() const override { return inner_->GetFileChecksum(); }
+  std::string GetFileChecksum() const override {
+    return inner_->GetFileChecksum();
+  }
   const char* GetFileChecksumFuncName() const override {
     return inner_->GetFileChecksumFuncName();
   }
@@ -65,7 +76,8 @@ class HybridTableBuilder : public TableBuilder {
 
   // Adds `key` with its value type replaced by `type`.
   void AddRetyped(const Slice& key, ValueType type, const Slice& value);
-  void ExtractMedium(const Slice& key, const Slice& mac_key, const Slice& value);
+  void ExtractMedium(const Slice& key, const Slice& mac_key,
+                     const Slice& value);
 
   const HybridTableOptions options_;
   Mode mode_ = Mode::kPassThrough;
@@ -81,11 +93,12 @@ class HybridTableBuilder : public TableBuilder {
   bool have_secret_ = false;
   Status status_;
 
-  // The inner builder's collectors: RocksDB's, forwarded, plus our refs collector. Declared
-  // before inner_, which uses them until it is destroyed.
+  // The inner builder's collectors: RocksDB's, forwarded, plus our refs
+  // collector. Declared before inner_, which uses them until it is destroyed.
   InternalTblPropCollFactories collector_factories_;
   std::unique_ptr<TableBuilder> inner_;
-  std::unique_ptr<MediumFileWriter> medium_;      // kExtract, created on the first medium value
+  std::unique_ptr<MediumFileWriter>
+      medium_;  // kExtract, created on the first medium value
   std::unique_ptr<MediumReadahead> merge_reader_;  // kInline
   std::string key_buffer_;
   std::string value_buffer_;
@@ -94,7 +107,8 @@ class HybridTableBuilder : public TableBuilder {
 };
 
 // The absolute merge level of a compaction described by `tbo`.
-int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo, DbCounters* counters);
+int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo,
+                      DbCounters* counters);
 
 // Directories where a column family's SSTs, and so its medium files, may live.
 std::vector<std::string> MediumFileDirs(const std::string& sst_dir,

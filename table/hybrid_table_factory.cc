@@ -4,29 +4,33 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "options/cf_options.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
-#include "options/cf_options.h"
 #include "rocksdb/utilities/options_type.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// RocksDB parses `table_factory` without PrepareOptions, and by default ignores unsupported
-// ids by leaving a null object. For `inner` that would be a silent null factory, so an empty
-// value, an unknown id or a nested HybridTable is an error here, whatever the ConfigOptions say.
-Status ParseInner(const ConfigOptions& config_options, const std::string& /*name*/,
-                  const std::string& value, void* addr) {
+// RocksDB parses `table_factory` without PrepareOptions, and by default ignores
+// unsupported ids by leaving a null object. For `inner` that would be a silent
+// null factory, so an empty value, an unknown id or a nested HybridTable is an
+// error here, whatever the ConfigOptions say.
+Status ParseInner(const ConfigOptions& config_options,
+                  const std::string& /*name*/, const std::string& value,
+                  void* addr) {
   auto* inner = static_cast<std::shared_ptr<TableFactory>*>(addr);
   if (value.empty() || value == kNullptrString) {
     return Status::InvalidArgument(
-        "HybridTable: option 'inner' is empty. Omit it to wrap the default BlockBasedTable, "
-        "or name a table factory, e.g. inner={id=BlockBasedTable;block_size=8192}.");
+        "HybridTable: option 'inner' is empty. Omit it to wrap the default "
+        "BlockBasedTable, "
+        "or name a table factory, e.g. "
+        "inner={id=BlockBasedTable;block_size=8192}.");
   }
   ConfigOptions strict = config_options;
   strict.ignore_unsupported_options = false;
@@ -36,13 +40,15 @@ Status ParseInner(const ConfigOptions& config_options, const std::string& /*name
     s = Status::NotFound("no table factory created");
   }
   if (!s.ok()) {
-    return Status::InvalidArgument("HybridTable: cannot create the inner table factory from '" +
-                                   value + "': " + s.ToString() +
-                                   ". Use a registered id such as BlockBasedTable.");
+    return Status::InvalidArgument(
+        "HybridTable: cannot create the inner table factory from '" + value +
+        "': " + s.ToString() +
+        ". Use a registered id such as BlockBasedTable.");
   }
   if (created->IsInstanceOf(HybridTableFactory::kClassName())) {
     return Status::InvalidArgument(
-        "HybridTable: 'inner' must not itself be a HybridTable; wrap BlockBasedTable instead.");
+        "HybridTable: 'inner' must not itself be a HybridTable; wrap "
+        "BlockBasedTable instead.");
   }
   *inner = std::move(created);
   return Status::OK();
@@ -52,25 +58,31 @@ std::unordered_map<std::string, ClassifyBy> classify_by_names = {
     {"size", ClassifyBy::kSize}, {"ratio", ClassifyBy::kRatio}};
 
 std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
-    {"classify_by", OptionTypeInfo::Enum<ClassifyBy>(
-                        offsetof(struct HybridTableOptions, classify_by), &classify_by_names)},
+    {"classify_by",
+     OptionTypeInfo::Enum<ClassifyBy>(
+         offsetof(struct HybridTableOptions, classify_by), &classify_by_names)},
     {"medium_min_value_size",
-     {offsetof(struct HybridTableOptions, medium_min_value_size), OptionType::kUInt32T,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+     {offsetof(struct HybridTableOptions, medium_min_value_size),
+      OptionType::kUInt32T, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     {"medium_max_value_size",
-     {offsetof(struct HybridTableOptions, medium_max_value_size), OptionType::kUInt32T,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+     {offsetof(struct HybridTableOptions, medium_max_value_size),
+      OptionType::kUInt32T, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     {"small_medium_ratio",
-     {offsetof(struct HybridTableOptions, small_medium_ratio), OptionType::kDouble,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+     {offsetof(struct HybridTableOptions, small_medium_ratio),
+      OptionType::kDouble, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     {"medium_large_ratio",
-     {offsetof(struct HybridTableOptions, medium_large_ratio), OptionType::kDouble,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+     {offsetof(struct HybridTableOptions, medium_large_ratio),
+      OptionType::kDouble, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     {"merge_level",
      {offsetof(struct HybridTableOptions, merge_level), OptionType::kInt,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
-    // Serialized as a nested object, `inner={id=BlockBasedTable;block_size=...}`, and compared
-    // in full when RocksDB verifies a persisted OPTIONS file.
+    // Serialized as a nested object,
+    // `inner={id=BlockBasedTable;block_size=...}`, and compared in full when
+    // RocksDB verifies a persisted OPTIONS file.
     {"inner", OptionTypeInfo::AsCustomSharedPtr<TableFactory>(
                   offsetof(struct HybridTableOptions, inner),
                   OptionVerificationType::kNormal, OptionTypeFlags::kNone)
@@ -79,13 +91,16 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
 
 }  // namespace
 
-ValueClass HybridTableOptions::Classify(size_t key_size, size_t value_size) const {
+ValueClass HybridTableOptions::Classify(size_t key_size,
+                                        size_t value_size) const {
   if (classify_by == ClassifyBy::kSize) {
     if (value_size < medium_min_value_size) return ValueClass::kSmall;
-    return value_size <= medium_max_value_size ? ValueClass::kMedium : ValueClass::kLarge;
+    return value_size <= medium_max_value_size ? ValueClass::kMedium
+                                               : ValueClass::kLarge;
   }
-  const double ratio = static_cast<double>(key_size) /
-                       static_cast<double>(key_size + value_size + (key_size + value_size == 0));
+  const double ratio =
+      static_cast<double>(key_size) /
+      static_cast<double>(key_size + value_size + (key_size + value_size == 0));
   if (ratio > small_medium_ratio) return ValueClass::kSmall;
   return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
 }
@@ -101,12 +116,15 @@ HybridTableFactory::HybridTableFactory(HybridTableOptions options)
 Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
   if (options_.inner == nullptr) {
     return Status::InvalidArgument(
-        "HybridTable: option 'inner' is empty. Omit it to wrap the default BlockBasedTable, or "
-        "name a table factory, e.g. inner={id=BlockBasedTable;block_size=8192}.");
+        "HybridTable: option 'inner' is empty. Omit it to wrap the default "
+        "BlockBasedTable, or "
+        "name a table factory, e.g. "
+        "inner={id=BlockBasedTable;block_size=8192}.");
   }
   if (options_.inner->IsInstanceOf(kClassName())) {
     return Status::InvalidArgument(
-        "HybridTable: 'inner' must not itself be a HybridTable; wrap BlockBasedTable instead.");
+        "HybridTable: 'inner' must not itself be a HybridTable; wrap "
+        "BlockBasedTable instead.");
   }
   return TableFactory::PrepareOptions(config_options);
 }
@@ -119,19 +137,25 @@ Status HybridTableFactory::ValidateOptions(
   }
   if (o.medium_min_value_size <= kMaxMediumPointerSize) {
     return Status::InvalidArgument(
-        "HybridTable: medium_min_value_size=" + std::to_string(o.medium_min_value_size) +
-        " is not larger than a medium pointer (up to " + std::to_string(kMaxMediumPointerSize) +
-        " bytes), so separating such values would grow the SSTs. Set medium_min_value_size "
-        "above " + std::to_string(kMaxMediumPointerSize) + ".");
+        "HybridTable: medium_min_value_size=" +
+        std::to_string(o.medium_min_value_size) +
+        " is not larger than a medium pointer (up to " +
+        std::to_string(kMaxMediumPointerSize) +
+        " bytes), so separating such values would grow the SSTs. Set "
+        "medium_min_value_size "
+        "above " +
+        std::to_string(kMaxMediumPointerSize) + ".");
   }
   if (o.medium_min_value_size > o.medium_max_value_size) {
     return Status::InvalidArgument(
         "HybridTable: the medium band is empty: medium_min_value_size=" +
-        std::to_string(o.medium_min_value_size) + " > medium_max_value_size=" +
-        std::to_string(o.medium_max_value_size) + ". Make medium_min_value_size the smaller.");
+        std::to_string(o.medium_min_value_size) +
+        " > medium_max_value_size=" + std::to_string(o.medium_max_value_size) +
+        ". Make medium_min_value_size the smaller.");
   }
   if (o.classify_by == ClassifyBy::kRatio &&
-      !(0 < o.medium_large_ratio && o.medium_large_ratio < o.small_medium_ratio &&
+      !(0 < o.medium_large_ratio &&
+        o.medium_large_ratio < o.small_medium_ratio &&
         o.small_medium_ratio < 1)) {
     return Status::InvalidArgument(
         "HybridTable: with classify_by=ratio, need 0 < medium_large_ratio < "
@@ -144,42 +168,54 @@ Status HybridTableFactory::ValidateOptions(
     return Status::InvalidArgument(
         "HybridTable: min_blob_size=" + std::to_string(cf_opts.min_blob_size) +
         " overlaps the medium band (medium_max_value_size=" +
-        std::to_string(o.medium_max_value_size) + "): BlobDB would take medium values. Set "
-        "min_blob_size=" + std::to_string(uint64_t{o.medium_max_value_size} + 1) +
+        std::to_string(o.medium_max_value_size) +
+        "): BlobDB would take medium values. Set "
+        "min_blob_size=" +
+        std::to_string(uint64_t{o.medium_max_value_size} + 1) +
         ", as hybridkv::ConfigureOptions does.");
   }
   const int num_levels = cf_opts.num_levels;
   if (o.merge_level >= num_levels || o.merge_level < -num_levels) {
     return Status::InvalidArgument(
-        "HybridTable: merge_level=" + std::to_string(o.merge_level) + " is outside [" +
-        std::to_string(-num_levels) + ", " + std::to_string(num_levels - 1) +
+        "HybridTable: merge_level=" + std::to_string(o.merge_level) +
+        " is outside [" + std::to_string(-num_levels) + ", " +
+        std::to_string(num_levels - 1) +
         "] for num_levels=" + std::to_string(num_levels) + ".");
   }
   bool has_listener = false;
   for (const auto& listener : db_opts.listeners) {
-    has_listener |= listener != nullptr && listener->IsInstanceOf(HybridKVListener::kClassName());
+    has_listener |= listener != nullptr &&
+                    listener->IsInstanceOf(HybridKVListener::kClassName());
   }
   if (!has_listener) {
     return Status::InvalidArgument(
-        "HybridTable needs its companion HybridKVListener in the DB's `listeners`: it deletes "
-        "medium files once no SST references them. Add listeners=HybridKVListener to the DB "
+        "HybridTable needs its companion HybridKVListener in the DB's "
+        "`listeners`: it deletes "
+        "medium files once no SST references them. Add "
+        "listeners=HybridKVListener to the DB "
         "options, or use hybridkv::ConfigureOptions.");
   }
-  // Compactions hand pointers to merge operators and compaction filters as values; only the
-  // wrappers resolve them first.
+  // Compactions hand pointers to merge operators and compaction filters as
+  // values; only the wrappers resolve them first.
   if (cf_opts.merge_operator != nullptr &&
-      !cf_opts.merge_operator->IsInstanceOf(HybridKVMergeOperator::kClassName())) {
+      !cf_opts.merge_operator->IsInstanceOf(
+          HybridKVMergeOperator::kClassName())) {
     return Status::InvalidArgument(
-        "HybridTable: merge operator " + std::string(cf_opts.merge_operator->Name()) +
+        "HybridTable: merge operator " +
+        std::string(cf_opts.merge_operator->Name()) +
         " would see medium pointers instead of values in compactions. Wrap it: "
-        "merge_operator={id=HybridKVMergeOperator;inner=" + cf_opts.merge_operator->Name() +
+        "merge_operator={id=HybridKVMergeOperator;inner=" +
+        cf_opts.merge_operator->Name() +
         "}, or use hybridkv::ConfigureOptions.");
   }
   if (cf_opts.compaction_filter != nullptr) {
     return Status::InvalidArgument(
-        "HybridTable: compaction filter " + std::string(cf_opts.compaction_filter->Name()) +
-        " would see medium pointers instead of values. Let hybridkv::ConfigureOptions wrap it, "
-        "or give it as compaction_filter_factory={id=HybridKVCompactionFilter;inner=...}.");
+        "HybridTable: compaction filter " +
+        std::string(cf_opts.compaction_filter->Name()) +
+        " would see medium pointers instead of values. Let "
+        "hybridkv::ConfigureOptions wrap it, "
+        "or give it as "
+        "compaction_filter_factory={id=HybridKVCompactionFilter;inner=...}.");
   }
   if (cf_opts.compaction_filter_factory != nullptr &&
       !cf_opts.compaction_filter_factory->IsInstanceOf(
@@ -187,30 +223,40 @@ Status HybridTableFactory::ValidateOptions(
     return Status::InvalidArgument(
         "HybridTable: compaction filter factory " +
         std::string(cf_opts.compaction_filter_factory->Name()) +
-        " would see medium pointers instead of values. Wrap it: compaction_filter_factory="
-        "{id=HybridKVCompactionFilter;inner=" + cf_opts.compaction_filter_factory->Name() +
+        " would see medium pointers instead of values. Wrap it: "
+        "compaction_filter_factory="
+        "{id=HybridKVCompactionFilter;inner=" +
+        cf_opts.compaction_filter_factory->Name() +
         "}, or use hybridkv::ConfigureOptions.");
   }
   if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
     return Status::NotSupported(
-        "HybridTable does not support several db_paths or cf_paths yet: medium files are "
+        "HybridTable does not support several db_paths or cf_paths yet: medium "
+        "files are "
         "tracked per directory. Use a single path.");
   }
-  const SstPartitionerFactory* partitioner = cf_opts.sst_partitioner_factory.get();
+  const SstPartitionerFactory* partitioner =
+      cf_opts.sst_partitioner_factory.get();
   if (partitioner == nullptr ||
       !partitioner->IsInstanceOf(HybridKVPartitionerFactory::kClassName())) {
     return Status::InvalidArgument(
-        "HybridTable needs its companion sst_partitioner_factory=HybridKVPartitioner, which "
-        "keeps trivial moves from carrying medium pointers past the merge level; this column "
-        "family has " + std::string(partitioner ? partitioner->Name() : "none") +
+        "HybridTable needs its companion "
+        "sst_partitioner_factory=HybridKVPartitioner, which "
+        "keeps trivial moves from carrying medium pointers past the merge "
+        "level; this column "
+        "family has " +
+        std::string(partitioner ? partitioner->Name() : "none") +
         ". Set it in the options string, or use hybridkv::ConfigureOptions.");
   }
-  // The partitioner cannot see num_levels; give it the merge level resolved now. With dynamic
-  // level sizing the last level is num_levels - 1; without it, the same bound is conservative.
-  const int merge_level = o.merge_level >= 0 ? o.merge_level : num_levels + o.merge_level;
+  // The partitioner cannot see num_levels; give it the merge level resolved
+  // now. With dynamic level sizing the last level is num_levels - 1; without
+  // it, the same bound is conservative.
+  const int merge_level =
+      o.merge_level >= 0 ? o.merge_level : num_levels + o.merge_level;
   static_cast<const HybridKVPartitionerFactory*>(partitioner)
       ->SetFirstVetoedLevel(std::max(1, merge_level));
-  // Configurable::ValidateOptions also validates the inner factory, a registered option.
+  // Configurable::ValidateOptions also validates the inner factory, a
+  // registered option.
   return TableFactory::ValidateOptions(db_opts, cf_opts);
 }
 
@@ -232,7 +278,8 @@ Status HybridTableFactory::NewTableReader(
   context.fs = io.fs;
   context.dirs = MediumFileDirs(dir, io);
   context.file_options = FileOptions(table_reader_options.env_options);
-  context.user_comparator = table_reader_options.internal_comparator.user_comparator();
+  context.user_comparator =
+      table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
   context.counters = CountersFor(dir);
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
@@ -242,17 +289,20 @@ Status HybridTableFactory::NewTableReader(
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (table_reader_options.level >= 0) {
-      context.counters->NoteLevel(props->column_family_id, table_reader_options.level);
+      context.counters->NoteLevel(props->column_family_id,
+                                  table_reader_options.level);
     }
   }
-  table_reader->reset(new HybridTableReader(std::move(inner_reader), std::move(context)));
+  table_reader->reset(
+      new HybridTableReader(std::move(inner_reader), std::move(context)));
   return s;
 }
 
 TableBuilder* HybridTableFactory::NewTableBuilder(
     const TableBuilderOptions& table_builder_options,
     WritableFileWriter* file) const {
-  return new HybridTableBuilder(options_, *options_.inner, table_builder_options, file);
+  return new HybridTableBuilder(options_, *options_.inner,
+                                table_builder_options, file);
 }
 
 std::unique_ptr<TableFactory> HybridTableFactory::Clone() const {

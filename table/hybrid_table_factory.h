@@ -1,14 +1,17 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// table/: HybridTable, the TableFactory through which HybridKV places values by size, and
-// HybridKVPartitioner, which keeps trivial moves from carrying pointers past the merge level.
+// table/: HybridTable, the TableFactory through which HybridKV places values by
+// size, and HybridKVPartitioner, which keeps trivial moves from carrying
+// pointers past the merge level.
 //
-// HybridTable wraps an inner factory (BlockBasedTable by default). Everything the inner format
-// supports keeps working, because every TableReader, TableBuilder and iterator virtual is
-// forwarded, including the ones RocksDB gives a default body.
+// HybridTable wraps an inner factory (BlockBasedTable by default). Everything
+// the inner format supports keeps working, because every TableReader,
+// TableBuilder and iterator virtual is forwarded, including the ones RocksDB
+// gives a default body.
 //
-// May depend on: blob/, compaction_filter/ (to validate wrappers), include/hybridkv, and
-// RocksDB's public and internal headers (compiled in-tree with RocksDB's flags).
+// May depend on: blob/, compaction_filter/ (to validate wrappers),
+// include/hybridkv, and RocksDB's public and internal headers (compiled in-tree
+// with RocksDB's flags).
 #pragma once
 
 #include <memory>
@@ -24,8 +27,10 @@ class HybridTableFactory : public TableFactory {
  public:
   static const char* kClassName() { return "HybridTable"; }
 
-  // A null `options.inner` means the default, a BlockBasedTable with default options.
-  explicit HybridTableFactory(HybridTableOptions options = HybridTableOptions());
+  // A null `options.inner` means the default, a BlockBasedTable with default
+  // options.
+  explicit HybridTableFactory(
+      HybridTableOptions options = HybridTableOptions());
 
   const char* Name() const override { return kClassName(); }
 
@@ -37,19 +42,20 @@ class HybridTableFactory : public TableFactory {
                         std::unique_ptr<TableReader>* table_reader,
                         bool prefetch_index_and_filter_in_cache) const override;
 
-  TableBuilder* NewTableBuilder(const TableBuilderOptions& table_builder_options,
-                                WritableFileWriter* file) const override;
+  TableBuilder* NewTableBuilder(
+      const TableBuilderOptions& table_builder_options,
+      WritableFileWriter* file) const override;
 
-  // Deep copy: the inner factory is cloned too, because SetOptions and options-string changes
-  // mutate the clone.
+  // Deep copy: the inner factory is cloned too, because SetOptions and
+  // options-string changes mutate the clone.
   std::unique_ptr<TableFactory> Clone() const override;
 
   bool IsDeleteRangeSupported() const override {
     return options_.inner->IsDeleteRangeSupported();
   }
 
-  // Lets GetOptions<BlockBasedTableOptions>(), block cache properties and tools that inject a
-  // block cache reach the wrapped factory.
+  // Lets GetOptions<BlockBasedTableOptions>(), block cache properties and tools
+  // that inject a block cache reach the wrapped factory.
   const Customizable* Inner() const override { return options_.inner.get(); }
 
   Status PrepareOptions(const ConfigOptions& config_options) override;

@@ -2,12 +2,12 @@
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 
 #include "db/dbformat.h"
+#include "db/merge_context.h"
 #include "memory/arena.h"
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
-#include "db/merge_context.h"
+#include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "table/get_context.h"
 #include "util/coding.h"
 #include "util/hash.h"
@@ -21,9 +21,11 @@ HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
   auto props = inner_->GetTableProperties();
   MediumRefs refs;
   bool known = false;
-  // Unknown or undecodable references count as references: the slow path is always correct.
-  has_medium_refs_ =
-      props == nullptr || !GetMediumRefs(*props, &refs, &known).ok() || !known || !refs.empty();
+  // Unknown or undecodable references count as references: the slow path is
+  // always correct.
+  has_medium_refs_ = props == nullptr ||
+                     !GetMediumRefs(*props, &refs, &known).ok() || !known ||
+                     !refs.empty();
 }
 
 InternalIterator* HybridTableReader::NewIterator(
@@ -36,9 +38,11 @@ InternalIterator* HybridTableReader::NewIterator(
   if (!has_medium_refs_) {
     return inner;
   }
-  const auto mode = caller == TableReaderCaller::kCompaction ? HybridIterator::Mode::kEnvelope
-                                                             : HybridIterator::Mode::kResolve;
-  // Point lookups read one record; scans read ahead, pointers being in key order.
+  const auto mode = caller == TableReaderCaller::kCompaction
+                        ? HybridIterator::Mode::kEnvelope
+                        : HybridIterator::Mode::kResolve;
+  // Point lookups read one record; scans read ahead, pointers being in key
+  // order.
   const bool scan = caller != TableReaderCaller::kUserGet &&
                     caller != TableReaderCaller::kUserMultiGet;
   SipKey secret;
@@ -53,41 +57,50 @@ InternalIterator* HybridTableReader::NewIterator(
       return NewErrorInternalIterator<Slice>(s, arena);
     }
   }
-  // The caller owns an arena-placed iterator's memory and only runs its destructor, so the
-  // wrapper lives in the same arena as the iterator it wraps.
+  // The caller owns an arena-placed iterator's memory and only runs its
+  // destructor, so the wrapper lives in the same arena as the iterator it
+  // wraps.
   if (arena != nullptr) {
-    return new (arena->AllocateAligned(sizeof(HybridIterator))) HybridIterator(
-        inner, /*inner_in_arena=*/true, mode, this, allow_unprepared_value, secret, scan);
+    return new (arena->AllocateAligned(sizeof(HybridIterator)))
+        HybridIterator(inner, /*inner_in_arena=*/true, mode, this,
+                       allow_unprepared_value, secret, scan);
   }
   return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
                             allow_unprepared_value, secret, scan);
 }
 
-// Drives the caller's GetContext from an iterator, one SaveValue per entry of the user key,
-// with the exact parsed key and the resolved value: merges, snapshots, read callbacks and range
-// tombstones are all handled by the GetContext itself, as for any table.
+// Drives the caller's GetContext from an iterator, one SaveValue per entry of
+// the user key, with the exact parsed key and the resolved value: merges,
+// snapshots, read callbacks and range tombstones are all handled by the
+// GetContext itself, as for any table.
 Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
-                              GetContext* get_context, const SliceTransform* prefix_extractor,
+                              GetContext* get_context,
+                              const SliceTransform* prefix_extractor,
                               bool skip_filters) {
   if (!has_medium_refs_) {
-    return inner_->Get(read_options, key, get_context, prefix_extractor, skip_filters);
+    return inner_->Get(read_options, key, get_context, prefix_extractor,
+                       skip_filters);
   }
-  // Probe with the inner table's own Get, bloom filter included, and a private GetContext:
-  // if this table holds no entry at all for the key (at or below the lookup sequence), the
-  // answer is complete. Most lookups of an upper-level table end here. The probe ignores
-  // range tombstones and read callbacks, so it only ever sees more entries than the caller
-  // would: "nothing" is exact, anything else takes the iterator below. Without do_merge it
-  // only collects merge operands, as DB::GetMergeOperands does.
+  // Probe with the inner table's own Get, bloom filter included, and a private
+  // GetContext: if this table holds no entry at all for the key (at or below
+  // the lookup sequence), the answer is complete. Most lookups of an
+  // upper-level table end here. The probe ignores range tombstones and read
+  // callbacks, so it only ever sees more entries than the caller would:
+  // "nothing" is exact, anything else takes the iterator below. Without
+  // do_merge it only collects merge operands, as DB::GetMergeOperands does.
   {
     PinnableSlice probe_value;
     MergeContext probe_merge_context;
     SequenceNumber no_tombstone = 0;
-    GetContext probe(context_.user_comparator, /*merge_operator=*/nullptr, /*logger=*/nullptr,
-                     /*statistics=*/nullptr, GetContext::kNotFound, ExtractUserKey(key),
-                     &probe_value, /*columns=*/nullptr, /*value_found=*/nullptr,
-                     &probe_merge_context, /*do_merge=*/false, &no_tombstone,
+    GetContext probe(context_.user_comparator, /*merge_operator=*/nullptr,
+                     /*logger=*/nullptr,
+                     /*statistics=*/nullptr, GetContext::kNotFound,
+                     ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
+                     /*value_found=*/nullptr, &probe_merge_context,
+                     /*do_merge=*/false, &no_tombstone,
                      /*clock=*/nullptr);
-    Status s = inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
+    Status s =
+        inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
     if (!s.ok()) {
       if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
         get_context->MarkKeyMayExist();
@@ -103,8 +116,9 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
   ro.iterate_upper_bound = nullptr;
   ro.prefix_same_as_start = false;
   ro.total_order_seek = true;
-  std::unique_ptr<InternalIterator> it(NewIterator(ro, prefix_extractor, /*arena=*/nullptr,
-                                                   skip_filters, TableReaderCaller::kUserGet));
+  std::unique_ptr<InternalIterator> it(
+      NewIterator(ro, prefix_extractor, /*arena=*/nullptr, skip_filters,
+                  TableReaderCaller::kUserGet));
   const Slice lookup_user_key = ExtractUserKey(key);
   for (it->Seek(key); it->Valid(); it->Next()) {
     ParsedInternalKey parsed;
@@ -112,15 +126,17 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     if (!s.ok()) {
       return s;
     }
-    if (!context_.user_comparator->EqualWithoutTimestamp(parsed.user_key, lookup_user_key)) {
+    if (!context_.user_comparator->EqualWithoutTimestamp(parsed.user_key,
+                                                         lookup_user_key)) {
       break;
     }
     bool matched = false;
     Status read_status;
-    // No pinner: the value may live in a buffer the next step overwrites, so GetContext
-    // copies it.
-    const bool more = get_context->SaveValue(parsed, it->value(), &matched, &read_status,
-                                             /*value_pinner=*/nullptr);
+    // No pinner: the value may live in a buffer the next step overwrites, so
+    // GetContext copies it.
+    const bool more =
+        get_context->SaveValue(parsed, it->value(), &matched, &read_status,
+                               /*value_pinner=*/nullptr);
     if (!read_status.ok()) {
       return read_status;
     }
@@ -154,8 +170,8 @@ Status HybridTableReader::VerifyChecksum(const ReadOptions& read_options,
   return s;
 }
 
-Status HybridTableReader::GetMediumFile(uint64_t number,
-                                        std::shared_ptr<MediumFileReader>* file) {
+Status HybridTableReader::GetMediumFile(
+    uint64_t number, std::shared_ptr<MediumFileReader>* file) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = files_.find(number);
   if (it != files_.end()) {
@@ -163,7 +179,8 @@ Status HybridTableReader::GetMediumFile(uint64_t number,
     return Status::OK();
   }
   std::unique_ptr<MediumFileReader> opened;
-  IOStatus s = OpenMediumFile(context_.fs, context_.dirs, number, context_.file_options, &opened);
+  IOStatus s = OpenMediumFile(context_.fs, context_.dirs, number,
+                              context_.file_options, &opened);
   if (!s.ok()) {
     return s;
   }
@@ -174,8 +191,9 @@ Status HybridTableReader::GetMediumFile(uint64_t number,
 
 namespace {
 
-// A medium value in the block cache. The cache key is a 64-bit hash, so the entry also keeps
-// what it is for: a collision is a miss, never another key's value.
+// A medium value in the block cache. The cache key is a 64-bit hash, so the
+// entry also keeps what it is for: a collision is a miss, never another key's
+// value.
 struct CachedMediumValue {
   uint64_t file_number;
   std::string user_key;
@@ -183,11 +201,13 @@ struct CachedMediumValue {
 };
 
 const Cache::CacheItemHelper kCachedMediumValueHelper(
-    CacheEntryRole::kOtherBlock, [](Cache::ObjectPtr obj, MemoryAllocator* /*allocator*/) {
+    CacheEntryRole::kOtherBlock,
+    [](Cache::ObjectPtr obj, MemoryAllocator* /*allocator*/) {
       delete static_cast<CachedMediumValue*>(obj);
     });
 
-// 16 bytes, as every RocksDB cache accepts: hash(DB id, file number) and offset.
+// 16 bytes, as every RocksDB cache accepts: hash(DB id, file number) and
+// offset.
 std::string CacheKey(const std::string& db_id, const MediumPointer& pointer) {
   std::string key;
   PutFixed64(&key, Hash64(db_id.data(), db_id.size(), pointer.file_number));
@@ -197,15 +217,18 @@ std::string CacheKey(const std::string& db_id, const MediumPointer& pointer) {
 
 }  // namespace
 
-Status HybridTableReader::ResolvePointer(const MediumPointer& pointer, const Slice& user_key,
+Status HybridTableReader::ResolvePointer(const MediumPointer& pointer,
+                                         const Slice& user_key,
                                          std::string* value) {
   Cache* cache = context_.block_cache.get();
   std::string cache_key;
   if (cache != nullptr) {
     cache_key = CacheKey(context_.db_id, pointer);
     if (Cache::Handle* h = cache->Lookup(cache_key)) {
-      const auto* cached = static_cast<const CachedMediumValue*>(cache->Value(h));
-      const bool hit = cached->file_number == pointer.file_number && cached->user_key == user_key;
+      const auto* cached =
+          static_cast<const CachedMediumValue*>(cache->Value(h));
+      const bool hit = cached->file_number == pointer.file_number &&
+                       cached->user_key == user_key;
       if (hit) {
         value->assign(cached->value);
       }
@@ -226,16 +249,20 @@ Status HybridTableReader::ResolvePointer(const MediumPointer& pointer, const Sli
   }
   RecordResolved(value->size(), pointer.handle.size);
   if (cache != nullptr) {
-    auto* entry = new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
-    const size_t charge = sizeof(*entry) + entry->user_key.size() + entry->value.size();
-    if (!cache->Insert(cache_key, entry, &kCachedMediumValueHelper, charge).ok()) {
+    auto* entry =
+        new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
+    const size_t charge =
+        sizeof(*entry) + entry->user_key.size() + entry->value.size();
+    if (!cache->Insert(cache_key, entry, &kCachedMediumValueHelper, charge)
+             .ok()) {
       delete entry;  // a full strict-capacity cache: the read itself succeeded
     }
   }
   return s;
 }
 
-void HybridTableReader::RecordResolved(uint64_t value_bytes, uint64_t bytes_read) {
+void HybridTableReader::RecordResolved(uint64_t value_bytes,
+                                       uint64_t bytes_read) {
   if (context_.counters != nullptr) {
     context_.counters->medium_values_resolved++;
     context_.counters->medium_bytes_resolved += value_bytes;
@@ -244,12 +271,13 @@ void HybridTableReader::RecordResolved(uint64_t value_bytes, uint64_t bytes_read
 }
 
 Status HybridTableReader::GetSecret(SipKey* secret) {
-  Status s = GetDbSecret(context_.fs, context_.dirs.front(), context_.db_id, /*create=*/false,
-                         secret);
+  Status s = GetDbSecret(context_.fs, context_.dirs.front(), context_.db_id,
+                         /*create=*/false, secret);
   if (s.IsNotFound()) {
     return Status::Corruption(
         "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
-        " is missing, but SSTs hold medium pointers. Restore the file from a backup or "
+        " is missing, but SSTs hold medium pointers. Restore the file from a "
+        "backup or "
         "checkpoint of this DB; compactions cannot proceed without it.");
   }
   return s;

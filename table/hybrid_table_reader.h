@@ -23,24 +23,28 @@ struct MediumReadContext {
   FileOptions file_options;
   const Comparator* user_comparator = nullptr;
   size_t timestamp_size = 0;
-  std::string db_id;  // from the table's properties; finds the secret for compactions
-  std::shared_ptr<Cache> block_cache;  // the inner table's; null when it has none
+  std::string
+      db_id;  // from the table's properties; finds the secret for compactions
+  std::shared_ptr<Cache>
+      block_cache;  // the inner table's; null when it has none
   DbCounters* counters = nullptr;
 };
 
 // Reads one HybridTable SST through the inner format's reader.
 //
-// Pointer entries are stored as kTypeBlobIndex. Iterators present them as kTypeValue: to
-// compactions (caller kCompaction) as the envelope itself, so that compactions above the merge
-// level never read medium values; to everyone else as the resolved value. An SST that
-// references no medium file (its properties say so) is served by the inner reader directly.
+// Pointer entries are stored as kTypeBlobIndex. Iterators present them as
+// kTypeValue: to compactions (caller kCompaction) as the envelope itself, so
+// that compactions above the merge level never read medium values; to everyone
+// else as the resolved value. An SST that references no medium file (its
+// properties say so) is served by the inner reader directly.
 //
-// Every virtual is forwarded, including those TableReader gives a default body: a missing
-// NewRangeTombstoneIterator would silently bring deleted data back, a missing VerifyChecksum
-// breaks DB::VerifyChecksum.
+// Every virtual is forwarded, including those TableReader gives a default body:
+// a missing NewRangeTombstoneIterator would silently bring deleted data back, a
+// missing VerifyChecksum breaks DB::VerifyChecksum.
 class HybridTableReader : public TableReader {
  public:
-  HybridTableReader(std::unique_ptr<TableReader> inner, MediumReadContext context);
+  HybridTableReader(std::unique_ptr<TableReader> inner,
+                    MediumReadContext context);
 
   InternalIterator* NewIterator(const ReadOptions& read_options,
                                 const SliceTransform* prefix_extractor,
@@ -63,7 +67,8 @@ class HybridTableReader : public TableReader {
     return inner_->ApproximateOffsetOf(read_options, key, caller);
   }
   uint64_t ApproximateSize(const ReadOptions& read_options, const Slice& start,
-                           const Slice& end, TableReaderCaller caller) override {
+                           const Slice& end,
+                           TableReaderCaller caller) override {
     return inner_->ApproximateSize(read_options, start, end, caller);
   }
   Status ApproximateKeyAnchors(const ReadOptions& read_options,
@@ -91,18 +96,21 @@ class HybridTableReader : public TableReader {
                 const SliceTransform* prefix_extractor,
                 bool skip_filters = false) override {
     if (has_medium_refs_) {
-      TableReader::MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
+      TableReader::MultiGet(read_options, mget_range, prefix_extractor,
+                            skip_filters);
     } else {
-      inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
+      inner_->MultiGet(read_options, mget_range, prefix_extractor,
+                       skip_filters);
     }
   }
 #if USE_COROUTINES
   folly::coro::Task<void> MultiGetCoroutine(
       const ReadOptions& read_options, const MultiGetContext::Range* mget_range,
-      const SliceTransform* prefix_extractor, bool skip_filters = false) override {
+      const SliceTransform* prefix_extractor,
+      bool skip_filters = false) override {
     if (has_medium_refs_) {
-      return TableReader::MultiGetCoroutine(read_options, mget_range, prefix_extractor,
-                                            skip_filters);
+      return TableReader::MultiGetCoroutine(read_options, mget_range,
+                                            prefix_extractor, skip_filters);
     }
     return inner_->MultiGetCoroutine(read_options, mget_range, prefix_extractor,
                                      skip_filters);
@@ -115,20 +123,23 @@ class HybridTableReader : public TableReader {
   Status DumpTable(WritableFile* out_file) override {
     return inner_->DumpTable(out_file);
   }
-  // The SST's own checksums, then every record of every medium file it references.
+  // The SST's own checksums, then every record of every medium file it
+  // references.
   Status VerifyChecksum(const ReadOptions& read_options,
                         TableReaderCaller caller) override;
   void MarkObsolete(uint32_t uncache_aggressiveness) override {
     inner_->MarkObsolete(uncache_aggressiveness);
   }
 
- // Reads the value `pointer` refers to for `user_key` (without timestamp).
+  // Reads the value `pointer` refers to for `user_key` (without timestamp).
   Status ResolvePointer(const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
-  // The DB secret, to check pointers handed to compactions; Corruption if it is missing.
+  // The DB secret, to check pointers handed to compactions; Corruption if it is
+  // missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
-  Status GetMediumFile(uint64_t number, std::shared_ptr<MediumFileReader>* file);
+  Status GetMediumFile(uint64_t number,
+                       std::shared_ptr<MediumFileReader>* file);
   // Counts a value resolved by a read.
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
@@ -137,8 +148,9 @@ class HybridTableReader : public TableReader {
   const MediumReadContext context_;
   bool has_medium_refs_ = false;
   std::mutex mu_;  // guards files_
-  // Open medium files, by number. They live as long as this table reader, which RocksDB
-  // drops before the SST is deleted, and so before the files' references can reach zero.
+  // Open medium files, by number. They live as long as this table reader, which
+  // RocksDB drops before the SST is deleted, and so before the files'
+  // references can reach zero.
   std::map<uint64_t, std::shared_ptr<MediumFileReader>> files_;
 };
 

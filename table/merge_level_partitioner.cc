@@ -9,8 +9,11 @@ class MergeLevelPartitioner : public SstPartitioner {
  public:
   explicit MergeLevelPartitioner(bool allow_trivial_move)
       : allow_trivial_move_(allow_trivial_move) {}
-  const char* Name() const override { return HybridKVPartitionerFactory::kClassName(); }
-  PartitionerResult ShouldPartition(const PartitionerRequest& /*request*/) override {
+  const char* Name() const override {
+    return HybridKVPartitionerFactory::kClassName();
+  }
+  PartitionerResult ShouldPartition(
+      const PartitionerRequest& /*request*/) override {
     return kNotRequired;
   }
   bool CanDoTrivialMove(const Slice& /*smallest_user_key*/,

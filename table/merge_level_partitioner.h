@@ -9,13 +9,14 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// HybridKVPartitioner: vetoes trivial moves into the merge level and below. A trivial move
-// relinks an SST into a deeper level without rewriting it, so medium pointers would come to
-// rest where no compaction writes them back inline. It never splits files.
+// HybridKVPartitioner: vetoes trivial moves into the merge level and below. A
+// trivial move relinks an SST into a deeper level without rewriting it, so
+// medium pointers would come to rest where no compaction writes them back
+// inline. It never splits files.
 //
-// RocksDB does not consult partitioners for moves into the last level; see README.md.
-// HybridTable's ValidateOptions sets the first vetoed level from the column family's resolved
-// merge level when the DB opens.
+// RocksDB does not consult partitioners for moves into the last level; see
+// README.md. HybridTable's ValidateOptions sets the first vetoed level from the
+// column family's resolved merge level when the DB opens.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:
   static const char* kClassName() { return "HybridKVPartitioner"; }
@@ -24,13 +25,16 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   std::unique_ptr<SstPartitioner> CreatePartitioner(
       const SstPartitioner::Context& context) const override;
 
-  // Trivial moves whose output level is >= `level` are vetoed. Safe to call on a factory
-  // already in use: moves that start later see the new level.
-  void SetFirstVetoedLevel(int level) const { first_vetoed_level_.store(level); }
+  // Trivial moves whose output level is >= `level` are vetoed. Safe to call on
+  // a factory already in use: moves that start later see the new level.
+  void SetFirstVetoedLevel(int level) const {
+    first_vetoed_level_.store(level);
+  }
   int first_vetoed_level() const { return first_vetoed_level_.load(); }
 
  private:
-  // Until configured, veto every move: always correct, at worst a rewrite too many.
+  // Until configured, veto every move: always correct, at worst a rewrite too
+  // many.
   mutable std::atomic<int> first_vetoed_level_{1};
 };
 

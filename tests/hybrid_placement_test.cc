@@ -1,18 +1,19 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Hybrid placement against real DBs on disk: medium values go to .medium files at flush,
-// SSTs above the merge level hold pointers, compactions at the merge level write the values
-// back inline, and every read returns the exact bytes. Each level's contents are checked with
-// a raw scan by stock BlockBasedTable, independent of HybridKV's own reader.
+// Hybrid placement against real DBs on disk: medium values go to .medium files
+// at flush, SSTs above the merge level hold pointers, compactions at the merge
+// level write the values back inline, and every read returns the exact bytes.
+// Each level's contents are checked with a raw scan by stock BlockBasedTable,
+// independent of HybridKV's own reader.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
@@ -20,8 +21,8 @@
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
-#include "rocksdb/db.h"
 #include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/sst_file_writer.h"
@@ -40,13 +41,15 @@ std::string Key(uint64_t i) {
   return buf;
 }
 
-// 9, 104 or 1004 bytes with probability 20/60/20, deterministic in (i, version).
+// 9, 104 or 1004 bytes with probability 20/60/20, deterministic in (i,
+// version).
 std::string MixedValue(uint64_t i, int version) {
   std::mt19937_64 rng(i * 7919 + version);
   const int pick = static_cast<int>(rng() % 10);
   const size_t size = pick < 2 ? 9 : (pick < 8 ? 104 : 1004);
   std::string v(size, '\0');
-  for (size_t j = 0; j < size; ++j) v[j] = static_cast<char>('a' + (rng() % 26));
+  for (size_t j = 0; j < size; ++j)
+    v[j] = static_cast<char>('a' + (rng() % 26));
   v[0] = static_cast<char>('0' + version % 10);
   return v;
 }
@@ -64,7 +67,8 @@ Options MakeOptions(const Config& c = {"default", ClassifyBy::kSize, -2}) {
   hybrid.table.classify_by = c.classify_by;
   hybrid.table.merge_level = c.merge_level;
   EXPECT_OK(ConfigureOptions(&options, hybrid));
-  // A small LSM with several populated levels: L0 and the upper levels hold pointers.
+  // A small LSM with several populated levels: L0 and the upper levels hold
+  // pointers.
   options.num_levels = 5;
   options.write_buffer_size = 256 << 10;
   options.target_file_size_base = 128 << 10;
@@ -114,8 +118,8 @@ void CheckAll(DB* db, const Model& model, uint64_t get_stride = 7) {
   std::vector<Slice> slices(keys.begin(), keys.end());
   std::vector<PinnableSlice> values(keys.size());
   std::vector<Status> statuses(keys.size());
-  db->MultiGet(ReadOptions(), db->DefaultColumnFamily(), keys.size(), slices.data(),
-               values.data(), statuses.data());
+  db->MultiGet(ReadOptions(), db->DefaultColumnFamily(), keys.size(),
+               slices.data(), values.data(), statuses.data());
   for (size_t k = 0; k + 1 < keys.size(); ++k) {
     ASSERT_OK(statuses[k]) << keys[k];
     ASSERT_EQ(values[k].ToString(), model.at(keys[k]));
@@ -171,11 +175,12 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   // Medium values sit in .medium files, large ones in .blob files.
   EXPECT_FALSE(test::FilesWithSuffix(dir.path(), ".medium").empty());
   EXPECT_FALSE(test::FilesWithSuffix(dir.path(), ".blob").empty());
-  // SSTs above the merge level (num_levels 5, merge_level -2: level 3) hold pointers; the
-  // merge level holds none: compactions into it write values inline, and HybridKVPartitioner
-  // vetoes trivial moves into it. RocksDB does not consult partitioners for moves into the
-  // last level (4), so pointers can reach it by trivial move; the full compaction below
-  // rewrites them, and the lifecycle work (issue 4) rewrites such files in the background.
+  // SSTs above the merge level (num_levels 5, merge_level -2: level 3) hold
+  // pointers; the merge level holds none: compactions into it write values
+  // inline, and HybridKVPartitioner vetoes trivial moves into it. RocksDB does
+  // not consult partitioners for moves into the last level (4), so pointers can
+  // reach it by trivial move; the full compaction below rewrites them, and the
+  // lifecycle work (issue 4) rewrites such files in the background.
   auto levels = ScanLevels(db.get());
   uint64_t above = 0, at_or_below = 0, blob_indexes = 0;
   for (size_t l = 0; l < levels.size(); ++l) {
@@ -193,22 +198,27 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   }
   std::printf("medium pointers on disk: %llu, average %.2f bytes\n",
               static_cast<unsigned long long>(pointers),
-              pointers ? static_cast<double>(pointer_bytes) / static_cast<double>(pointers) : 0.0);
+              pointers ? static_cast<double>(pointer_bytes) /
+                             static_cast<double>(pointers)
+                       : 0.0);
   EXPECT_GT(above, 0u);
   EXPECT_EQ(at_or_below, 0u) << [&] {
     std::string shape;
     for (size_t l = 0; l < levels.size(); ++l) {
-      shape += " L" + std::to_string(l) + ":" + std::to_string(levels[l].pointer_entries) + "/" +
+      shape += " L" + std::to_string(l) + ":" +
+               std::to_string(levels[l].pointer_entries) + "/" +
                std::to_string(levels[l].entries);
     }
     return "pointers/entries per level:" + shape;
   }();
   EXPECT_GT(blob_indexes, 0u);  // the large class, in BlobDB
-  EXPECT_GT(levels[3].entries + levels[4].entries, 0u) << "the merge level was never reached";
+  EXPECT_GT(levels[3].entries + levels[4].entries, 0u)
+      << "the merge level was never reached";
   CheckAll(db.get(), model);
   HybridStatistics stats;
   ASSERT_OK(GetStatistics(db.get(), &stats));
-  EXPECT_GT(stats.medium_values_extracted, 100000u) << stats.ToString();  // ~60% of 200k
+  EXPECT_GT(stats.medium_values_extracted, 100000u)
+      << stats.ToString();  // ~60% of 200k
   EXPECT_GT(stats.small_values_flushed, 30000u) << stats.ToString();
   EXPECT_GT(stats.medium_values_resolved, 0u) << stats.ToString();
   EXPECT_GT(stats.live_medium_files, 0u) << stats.ToString();
@@ -220,9 +230,11 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   ASSERT_OK(raw.status);
   EXPECT_EQ(raw.pointer_entries, 0u);  // no envelope remains in any SST
   EXPECT_GT(raw.entries, 0u);
-  EXPECT_TRUE(LiveRefs(db.get()).empty());  // every .medium file is unreferenced...
+  EXPECT_TRUE(
+      LiveRefs(db.get()).empty());  // every .medium file is unreferenced...
   // ... and deleted by HybridKVListener once the compaction inputs are gone.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!test::FilesWithSuffix(dir.path(), ".medium").empty() &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -230,12 +242,15 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   EXPECT_TRUE(test::FilesWithSuffix(dir.path(), ".medium").empty());
   HybridStatistics after;
   ASSERT_OK(GetStatistics(db.get(), &after));
-  EXPECT_GT(after.medium_values_inlined, stats.medium_values_inlined) << after.ToString();
+  EXPECT_GT(after.medium_values_inlined, stats.medium_values_inlined)
+      << after.ToString();
   EXPECT_GT(after.merge_bytes_read, 0u);
   EXPECT_EQ(after.live_medium_files, 0u);
   // Merge reads are sequential and chunked: far fewer I/Os than values.
-  EXPECT_LT(after.merge_reads * 10, after.medium_values_inlined) << after.ToString();
-  std::printf("HybridKV statistics after the full compaction:\n%s", after.ToString().c_str());
+  EXPECT_LT(after.merge_reads * 10, after.medium_values_inlined)
+      << after.ToString();
+  std::printf("HybridKV statistics after the full compaction:\n%s",
+              after.ToString().c_str());
   CheckAll(db.get(), model);
   ASSERT_OK(db->VerifyChecksum());
   ASSERT_OK(db->Close());
@@ -246,13 +261,17 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
 TEST(HybridPlacementTest, ClassChangesDeletesSnapshotsAndReopen) {
   test::ScratchDir dir("edges");
   Options options = MakeOptions();
-  options.disable_auto_compactions = true;  // keep pointers in L0 until we compact
+  options.disable_auto_compactions =
+      true;  // keep pointers in L0 until we compact
   auto db = Open(options, dir.path());
   Model model;
   const std::string small(9, 's'), medium(300, 'm'), large(3000, 'l');
   // Keys move between classes in both directions, across flushes.
   const std::vector<std::vector<std::string>> rounds = {
-      {small, medium, large}, {medium, large, small}, {large, small, medium}, {medium, medium, small}};
+      {small, medium, large},
+      {medium, large, small},
+      {large, small, medium},
+      {medium, medium, small}};
   auto reopen = [&] {
     ASSERT_OK(db->Close());
     db = Open(options, dir.path());
@@ -268,7 +287,8 @@ TEST(HybridPlacementTest, ClassChangesDeletesSnapshotsAndReopen) {
     CheckAll(db.get(), model, 1);
     reopen();
   }
-  // A snapshot taken now must keep reading these medium values after compaction.
+  // A snapshot taken now must keep reading these medium values after
+  // compaction.
   const Snapshot* snap = db->GetSnapshot();
   const Model at_snapshot = model;
   // Deletes and a DeleteRange over medium keys.
@@ -276,7 +296,8 @@ TEST(HybridPlacementTest, ClassChangesDeletesSnapshotsAndReopen) {
     ASSERT_OK(db->Delete(WriteOptions(), Key(k)));
     model.erase(Key(k));
   }
-  ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(), Key(100), Key(150)));
+  ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(), Key(100),
+                            Key(150)));
   for (int k = 100; k < 150; ++k) model.erase(Key(k));
   for (int k = 200; k < 260; ++k) {  // overwrite with another medium value
     model[Key(k)] = std::string(150, 'n');
@@ -287,12 +308,14 @@ TEST(HybridPlacementTest, ClassChangesDeletesSnapshotsAndReopen) {
   ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
   CheckAll(db.get(), model, 1);
   using Pairs = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(test::ScanAll(db.get(), nullptr, snap), Pairs(at_snapshot.begin(), at_snapshot.end()));
+  EXPECT_EQ(test::ScanAll(db.get(), nullptr, snap),
+            Pairs(at_snapshot.begin(), at_snapshot.end()));
   db->ReleaseSnapshot(snap);
   reopen();
 }
 
-// The same workload reads identically under every classification and merge level.
+// The same workload reads identically under every classification and merge
+// level.
 TEST(HybridPlacementTest, SameBytesUnderEveryConfiguration) {
   const Config configs[] = {{"size-2", ClassifyBy::kSize, -2},
                             {"ratio-2", ClassifyBy::kRatio, -2},
@@ -322,8 +345,8 @@ TEST(HybridPlacementTest, SameBytesUnderEveryConfiguration) {
   }
 }
 
-// A value written through Put that imitates an envelope reads back verbatim and never breaks
-// a compaction, at any level.
+// A value written through Put that imitates an envelope reads back verbatim and
+// never breaks a compaction, at any level.
 TEST(HybridPlacementTest, ForgedEnvelopesAreJustValues) {
   test::ScratchDir dir("forged");
   Options options = MakeOptions();
@@ -337,7 +360,8 @@ TEST(HybridPlacementTest, ForgedEnvelopesAreJustValues) {
     p.handle.offset = 16 + k * 120;
     p.handle.size = 120;
     std::string forged;
-    EncodeMediumPointer(SipKey{static_cast<uint64_t>(k), 42}, p, Key(900000 + k), &forged);
+    EncodeMediumPointer(SipKey{static_cast<uint64_t>(k), 42}, p,
+                        Key(900000 + k), &forged);
     ASSERT_OK(db->Put(WriteOptions(), Key(900000 + k), forged));
     model[Key(900000 + k)] = forged;
   }
@@ -349,8 +373,9 @@ TEST(HybridPlacementTest, ForgedEnvelopesAreJustValues) {
   CheckAll(db.get(), model, 1);
 }
 
-// A flipped byte inside a .medium file: reads of the affected key fail with Corruption naming
-// the file, other keys still read, and no read returns wrong bytes.
+// A flipped byte inside a .medium file: reads of the affected key fail with
+// Corruption naming the file, other keys still read, and no read returns wrong
+// bytes.
 TEST(HybridPlacementTest, CorruptMediumFileIsReported) {
   test::ScratchDir dir("corrupt");
   Options options = MakeOptions();
@@ -383,7 +408,8 @@ TEST(HybridPlacementTest, CorruptMediumFileIsReported) {
       good++;
     } else {
       ASSERT_TRUE(s.IsCorruption()) << s.ToString();
-      EXPECT_NE(s.ToString().find(medium[0]), std::string::npos) << s.ToString();
+      EXPECT_NE(s.ToString().find(medium[0]), std::string::npos)
+          << s.ToString();
       corrupt++;
     }
   }
@@ -393,8 +419,9 @@ TEST(HybridPlacementTest, CorruptMediumFileIsReported) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
 }
 
-// Opened by RocksDB without HybridKV (the user's own BlockBasedTable options), a DB with
-// medium pointers fails loudly on them, and never returns a pointer as a value.
+// Opened by RocksDB without HybridKV (the user's own BlockBasedTable options),
+// a DB with medium pointers fails loudly on them, and never returns a pointer
+// as a value.
 TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
   test::ScratchDir dir("noplugin");
   Options hybrid = MakeOptions();
@@ -403,7 +430,8 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
   {
     auto db = Open(hybrid, dir.path());
     for (int k = 0; k < 200; ++k) {
-      model[Key(k)] = k % 2 ? std::string(300, 'm') : std::string(9, 's');  // medium, small
+      model[Key(k)] =
+          k % 2 ? std::string(300, 'm') : std::string(9, 's');  // medium, small
       ASSERT_OK(db->Put(WriteOptions(), Key(k), model[Key(k)]));
     }
     ASSERT_OK(db->Flush(FlushOptions()));
@@ -427,21 +455,24 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
     auto scanned = test::ScanAll(db.get());
     ASSERT_FALSE(scanned.empty());
     EXPECT_EQ(scanned.back().first, "<iterator error>");
-    // A stock compaction either fails or copies the pointer entries untouched (they are blob
-    // indexes to it): it never turns a pointer into a value.
+    // A stock compaction either fails or copies the pointer entries untouched
+    // (they are blob indexes to it): it never turns a pointer into a value.
     Status s = db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
-    std::printf("stock CompactRange on a HybridKV DB: %s\n", s.ToString().c_str());
+    std::printf("stock CompactRange on a HybridKV DB: %s\n",
+                s.ToString().c_str());
     ASSERT_OK(db->Close());
   }
   auto db = Open(hybrid, dir.path());  // nothing was lost
   CheckAll(db.get(), model, 1);
-  // The stock compaction's SSTs hold pointers but no HybridKV properties: seeding must scan
-  // them, not take their medium file for a leftover.
+  // The stock compaction's SSTs hold pointers but no HybridKV properties:
+  // seeding must scan them, not take their medium file for a leftover.
   ASSERT_OK(db->Put(WriteOptions(), "another", std::string(300, 'a')));
   model["another"] = std::string(300, 'a');
   ASSERT_OK(db->Flush(FlushOptions()));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!TrackerFor(dir.path())->seeded() && std::chrono::steady_clock::now() < deadline) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!TrackerFor(dir.path())->seeded() &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_TRUE(TrackerFor(dir.path())->seeded());
@@ -451,8 +482,8 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
   CheckAll(db.get(), model, 1);
 }
 
-// SstFileWriter output (reason kMisc) keeps every value inline, even with HybridTable
-// options; ingested, it reads back exactly.
+// SstFileWriter output (reason kMisc) keeps every value inline, even with
+// HybridTable options; ingested, it reads back exactly.
 TEST(HybridPlacementTest, SstFileWriterNeverExtracts) {
   test::ScratchDir dir("sstwriter");
   Options options = MakeOptions();
@@ -475,18 +506,20 @@ TEST(HybridPlacementTest, SstFileWriterNeverExtracts) {
   CheckAll(db.get(), model, 1);
 }
 
-// Table iterators resolve a medium value only in PrepareValue() (RocksDB's iterators always
-// ask tables for unprepared values), so entries that DBIter steps over, such as older
-// versions and deleted keys, cost no medium read.
+// Table iterators resolve a medium value only in PrepareValue() (RocksDB's
+// iterators always ask tables for unprepared values), so entries that DBIter
+// steps over, such as older versions and deleted keys, cost no medium read.
 TEST(HybridPlacementTest, ShadowedEntriesAreNeverResolved) {
   test::ScratchDir dir("lazy");
   Options options = MakeOptions();
   options.disable_auto_compactions = true;
   auto db = Open(options, dir.path());
   Model model;
-  for (int version = 0; version < 2; ++version) {  // two L0 files, each with every key
+  for (int version = 0; version < 2;
+       ++version) {  // two L0 files, each with every key
     for (int k = 0; k < 300; ++k) {
-      model[Key(k)] = std::string(200, static_cast<char>('a' + (k + version) % 26));
+      model[Key(k)] =
+          std::string(200, static_cast<char>('a' + (k + version) % 26));
       ASSERT_OK(db->Put(WriteOptions(), Key(k), model[Key(k)]));
     }
     ASSERT_OK(db->Flush(FlushOptions()));
@@ -511,7 +544,8 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
   options.disable_auto_compactions = true;
   auto db = Open(options, dir.path());
   const std::string medium(500, 'm');
-  for (int k = 0; k < 100; ++k) ASSERT_OK(db->Put(WriteOptions(), Key(k), medium));
+  for (int k = 0; k < 100; ++k)
+    ASSERT_OK(db->Put(WriteOptions(), Key(k), medium));
   ASSERT_OK(db->Flush(FlushOptions()));
   std::string v;
   HybridStatistics before, after_first, after_second;
@@ -522,27 +556,35 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
   ASSERT_OK(db->Get(ReadOptions(), Key(42), &v));
   ASSERT_EQ(v, medium);
   ASSERT_OK(GetStatistics(db.get(), &after_second));
-  EXPECT_EQ(after_first.medium_values_resolved, before.medium_values_resolved + 1);
-  EXPECT_GT(after_first.resolve_bytes_read, before.resolve_bytes_read);  // a miss reads
-  EXPECT_EQ(after_second.medium_values_resolved, after_first.medium_values_resolved + 1);
-  EXPECT_EQ(after_second.resolve_bytes_read, after_first.resolve_bytes_read);  // a hit does not
+  EXPECT_EQ(after_first.medium_values_resolved,
+            before.medium_values_resolved + 1);
+  EXPECT_GT(after_first.resolve_bytes_read,
+            before.resolve_bytes_read);  // a miss reads
+  EXPECT_EQ(after_second.medium_values_resolved,
+            after_first.medium_values_resolved + 1);
+  EXPECT_EQ(after_second.resolve_bytes_read,
+            after_first.resolve_bytes_read);  // a hit does not
 }
 
-// Merge operators and compaction filters see real values, never envelopes: a medium base
-// value merged with operands in a compaction gives the same bytes as in a Get.
+// Merge operators and compaction filters see real values, never envelopes: a
+// medium base value merged with operands in a compaction gives the same bytes
+// as in a Get.
 TEST(HybridPlacementTest, MergeOntoMediumBaseValueInCompaction) {
   test::ScratchDir dir("merge");
   Options options;
   options.create_if_missing = true;
   options.disable_auto_compactions = true;
   ConfigOptions config;
-  ASSERT_OK(MergeOperator::CreateFromString(config, "stringappend", &options.merge_operator));
+  ASSERT_OK(MergeOperator::CreateFromString(config, "stringappend",
+                                            &options.merge_operator));
   ASSERT_OK(ConfigureOptions(&options));
   auto db = Open(options, dir.path());
   const std::string base(300, 'b');
-  for (int k = 0; k < 100; ++k) ASSERT_OK(db->Put(WriteOptions(), Key(k), base));
+  for (int k = 0; k < 100; ++k)
+    ASSERT_OK(db->Put(WriteOptions(), Key(k), base));
   ASSERT_OK(db->Flush(FlushOptions()));  // the base values become pointers
-  for (int k = 0; k < 100; ++k) ASSERT_OK(db->Merge(WriteOptions(), Key(k), "x"));
+  for (int k = 0; k < 100; ++k)
+    ASSERT_OK(db->Merge(WriteOptions(), Key(k), "x"));
   ASSERT_OK(db->Flush(FlushOptions()));
   std::string v;
   ASSERT_OK(db->Get(ReadOptions(), Key(5), &v));

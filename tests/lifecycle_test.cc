@@ -1,8 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Medium files live exactly as long as something can read them: an SST, a snapshot's old
-// Version, an open iterator. Then they go, within seconds, without garbage collection.
-// Checks poll with a deadline; they never sleep and hope.
+// Medium files live exactly as long as something can read them: an SST, a
+// snapshot's old Version, an open iterator. Then they go, within seconds,
+// without garbage collection. Checks poll with a deadline; they never sleep and
+// hope.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -23,7 +24,8 @@ namespace {
 
 // Polls `done` until it holds or 10 seconds pass.
 bool Eventually(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -46,10 +48,13 @@ std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
 }
 
 std::string Key(int i) { return "key" + std::to_string(100000 + i); }
-std::string Medium(int i, int v) { return std::string(200, static_cast<char>('a' + (i + v) % 26)); }
+std::string Medium(int i, int v) {
+  return std::string(200, static_cast<char>('a' + (i + v) % 26));
+}
 
 void Write(DB* db, int n, int version) {
-  for (int i = 0; i < n; ++i) ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, version)));
+  for (int i = 0; i < n; ++i)
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, version)));
   ASSERT_OK(db->Flush(FlushOptions()));
 }
 
@@ -91,7 +96,8 @@ TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {
   ASSERT_EQ(MediumFiles(dir.path()), 1u);
   int n = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
-    ASSERT_EQ(it->value().ToString(), Medium(n, 1));  // old values, read from the old file
+    ASSERT_EQ(it->value().ToString(),
+              Medium(n, 1));  // old values, read from the old file
   }
   ASSERT_OK(it->status());
   EXPECT_EQ(n, 1000);
@@ -114,7 +120,8 @@ TEST(LifecycleTest, ReconciliationDeletesLeftoversOnly) {
   auto db = Open(options, dir.path());
   Write(db.get(), 10, 2);  // any event lets the listener reconcile
   EXPECT_TRUE(Eventually([&] {
-    return test::FilesWithSuffix(dir.path(), ".medium").size() == 2;  // live + new flush
+    return test::FilesWithSuffix(dir.path(), ".medium").size() ==
+           2;  // live + new flush
   }));
   auto now = test::FilesWithSuffix(dir.path(), ".medium");
   EXPECT_EQ(std::count(now.begin(), now.end(), "999999.medium"), 0);
@@ -154,7 +161,8 @@ TEST(LifecycleTest, CheckpointHoldsMediumFilesAndSecret) {
   Write(db.get(), 1000, 1);
   Write(db.get(), 500, 2);
   ASSERT_OK(CreateCheckpoint(db.get(), checkpoint));
-  // The source goes on: compacting it deletes its medium files, not the checkpoint's.
+  // The source goes on: compacting it deletes its medium files, not the
+  // checkpoint's.
   FullCompaction(db.get());
   EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
   EXPECT_EQ(MediumFiles(checkpoint), 2u);

@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium value file format and the pointer envelope (blob/), on a real file system.
+// The medium value file format and the pointer envelope (blob/), on a real file
+// system.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -63,15 +64,19 @@ TEST(MediumPointerTest, RejectsForgeriesAndDamage) {
   std::string good;
   EncodeMediumPointer(secret, p, "k", &good);
   MediumPointer out;
-  EXPECT_FALSE(DecodeMediumPointer(secret, good, "other-key", &out));   // moved to another key
-  EXPECT_FALSE(DecodeMediumPointer(SipKey{1, 2}, good, "k", &out));     // another DB's secret
-  for (size_t i = 0; i < good.size(); ++i) {                            // any flipped byte
+  EXPECT_FALSE(DecodeMediumPointer(secret, good, "other-key",
+                                   &out));  // moved to another key
+  EXPECT_FALSE(DecodeMediumPointer(SipKey{1, 2}, good, "k",
+                                   &out));    // another DB's secret
+  for (size_t i = 0; i < good.size(); ++i) {  // any flipped byte
     std::string bad = good;
     bad[i] ^= 0x01;
     EXPECT_FALSE(DecodeMediumPointer(secret, bad, "k", &out)) << "byte " << i;
   }
-  EXPECT_FALSE(DecodeMediumPointer(secret, good + "x", "k", &out));  // trailing bytes
-  EXPECT_FALSE(DecodeMediumPointer(secret, good.substr(0, good.size() - 1), "k", &out));
+  EXPECT_FALSE(
+      DecodeMediumPointer(secret, good + "x", "k", &out));  // trailing bytes
+  EXPECT_FALSE(
+      DecodeMediumPointer(secret, good.substr(0, good.size() - 1), "k", &out));
   // A value that imitates the layout with a guessed MAC.
   std::string forged = good;
   EncodeFixed64(&forged[forged.size() - 8], 0x0123456789abcdefull);
@@ -96,7 +101,9 @@ class MediumFileTest : public testing::Test {
     return handles;
   }
   static std::string Key(int i) { return "key" + std::to_string(100000 + i); }
-  static std::string Value(int i) { return std::string(100 + i % 300, 'a' + i % 26); }
+  static std::string Value(int i) {
+    return std::string(100 + i % 300, 'a' + i % 26);
+  }
 };
 
 TEST_F(MediumFileTest, WriteReadVerify) {
@@ -124,7 +131,8 @@ TEST_F(MediumFileTest, FlippedByteIsCorruptionNamingTheFile) {
   auto handles = Write(path, 100);
   {
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(handles[50].offset + handles[50].size - 3));
+    f.seekp(
+        static_cast<std::streamoff>(handles[50].offset + handles[50].size - 3));
     f.put('\xff');
   }
   std::unique_ptr<MediumFileReader> r;
@@ -133,7 +141,8 @@ TEST_F(MediumFileTest, FlippedByteIsCorruptionNamingTheFile) {
   Status s = r->Read(IOOptions(), handles[50], Key(50), &v);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("9.medium"), std::string::npos) << s.ToString();
-  EXPECT_OK(r->Read(IOOptions(), handles[49], Key(49), &v));  // neighbours still read
+  EXPECT_OK(
+      r->Read(IOOptions(), handles[49], Key(49), &v));  // neighbours still read
   EXPECT_EQ(v, Value(49));
   s = r->VerifyChecksums(IOOptions());
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();

@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// HybridTable through options strings, the ObjectRegistry and OPTIONS files, with no code
-// calls beyond linking the library.
+// HybridTable through options strings, the ObjectRegistry and OPTIONS files,
+// with no code calls beyond linking the library.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -24,7 +24,8 @@ const char* kHybridString =
 Status ParseCf(const std::string& opts, ColumnFamilyOptions* out) {
   ConfigOptions config;
   config.ignore_unknown_options = false;
-  return GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), opts, out);
+  return GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), opts,
+                                          out);
 }
 
 TEST(OptionsTest, OptionsStringCreatesHybridTableWrappingBlockBasedTable) {
@@ -32,7 +33,8 @@ TEST(OptionsTest, OptionsStringCreatesHybridTableWrappingBlockBasedTable) {
   ASSERT_OK(ParseCf(kHybridString, &cf));
   ASSERT_NE(cf.table_factory, nullptr);
   EXPECT_STREQ(cf.table_factory->Name(), "HybridTable");
-  // Inner() makes the wrapped table's options reachable, as RocksDB's tools expect.
+  // Inner() makes the wrapped table's options reachable, as RocksDB's tools
+  // expect.
   const auto* bbto = cf.table_factory->GetOptions<BlockBasedTableOptions>();
   ASSERT_NE(bbto, nullptr);
   EXPECT_EQ(bbto->block_size, 8192u);
@@ -56,18 +58,25 @@ TEST(OptionsTest, SerializeParseRoundTripIsEquivalent) {
   std::string serialized;
   ASSERT_OK(cf.table_factory->GetOptionString(config, &serialized));
   EXPECT_NE(serialized.find("inner="), std::string::npos) << serialized;
-  EXPECT_NE(serialized.find("block_size=8192"), std::string::npos) << serialized;
+  EXPECT_NE(serialized.find("block_size=8192"), std::string::npos)
+      << serialized;
 
   std::shared_ptr<TableFactory> reparsed;
-  ASSERT_OK(TableFactory::CreateFromString(config, "id=HybridTable;" + serialized, &reparsed));
+  ASSERT_OK(TableFactory::CreateFromString(
+      config, "id=HybridTable;" + serialized, &reparsed));
   std::string mismatch;
-  EXPECT_TRUE(cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch)) << mismatch;
+  EXPECT_TRUE(
+      cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch))
+      << mismatch;
 
   // A different inner block size is a real difference.
   ColumnFamilyOptions other;
-  ASSERT_OK(ParseCf(
-      "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=4096}}", &other));
-  EXPECT_FALSE(cf.table_factory->AreEquivalent(config, other.table_factory.get(), &mismatch));
+  ASSERT_OK(
+      ParseCf("table_factory={id=HybridTable;inner={id=BlockBasedTable;block_"
+              "size=4096}}",
+              &other));
+  EXPECT_FALSE(cf.table_factory->AreEquivalent(
+      config, other.table_factory.get(), &mismatch));
 }
 
 TEST(OptionsTest, CloneIsDeep) {
@@ -78,9 +87,11 @@ TEST(OptionsTest, CloneIsDeep) {
   EXPECT_STREQ(clone->Name(), "HybridTable");
   ASSERT_NE(clone->Inner(), cf.table_factory->Inner());  // a new inner object
   ConfigOptions config;
-  ASSERT_OK(clone->ConfigureFromString(config, "inner={id=BlockBasedTable;block_size=2048}"));
+  ASSERT_OK(clone->ConfigureFromString(
+      config, "inner={id=BlockBasedTable;block_size=2048}"));
   EXPECT_EQ(clone->GetOptions<BlockBasedTableOptions>()->block_size, 2048u);
-  EXPECT_EQ(cf.table_factory->GetOptions<BlockBasedTableOptions>()->block_size, 8192u);
+  EXPECT_EQ(cf.table_factory->GetOptions<BlockBasedTableOptions>()->block_size,
+            8192u);
 }
 
 TEST(OptionsTest, BadStringsFailWithInvalidArgument) {
@@ -88,7 +99,8 @@ TEST(OptionsTest, BadStringsFailWithInvalidArgument) {
       // unknown inner factory id
       "table_factory={id=HybridTable;inner={id=NoSuchTable}}",
       // malformed value inside the inner factory
-      "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=eight}}",
+      "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size="
+      "eight}}",
       // unknown option of HybridTable itself
       "table_factory={id=HybridTable;no_such_option=1}",
       // explicitly empty inner: never a silent null factory
@@ -110,7 +122,8 @@ TEST(OptionsTest, BadStringsFailWithInvalidArgument) {
   Status s = ParseCf("table_factory={id=HybridTable;inner=}", &cf);
   EXPECT_NE(s.ToString().find("inner"), std::string::npos) << s.ToString();
   s = ParseCf("table_factory={id=HybridTable;inner={id=NoSuchTable}}", &cf);
-  EXPECT_NE(s.ToString().find("NoSuchTable"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("NoSuchTable"), std::string::npos)
+      << s.ToString();
 }
 
 // DB::Open writes an OPTIONS file naming HybridTable, re-reads it and compares
@@ -122,9 +135,11 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   ConfigOptions config;
   ASSERT_OK(GetColumnFamilyOptionsFromString(
       config, ColumnFamilyOptions(),
-      std::string(kHybridString) + ";sst_partitioner_factory=HybridKVPartitioner",
+      std::string(kHybridString) +
+          ";sst_partitioner_factory=HybridKVPartitioner",
       static_cast<ColumnFamilyOptions*>(&options)));
-  ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options), "listeners=HybridKVListener",
+  ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options),
+                                   "listeners=HybridKVListener",
                                    static_cast<DBOptions*>(&options)));
   {
     DB* raw = nullptr;
@@ -135,10 +150,13 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
     ASSERT_OK(db->Close());
   }
   std::string options_file;
-  ASSERT_OK(GetLatestOptionsFileName(dir.path(), Env::Default(), &options_file));
+  ASSERT_OK(
+      GetLatestOptionsFileName(dir.path(), Env::Default(), &options_file));
   std::string text;
   ASSERT_OK(ReadFileToString(Env::Default(), dir.Sub(options_file), &text));
-  EXPECT_NE(text.find("[TableOptions/HybridTable \"default\"]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[TableOptions/HybridTable \"default\"]"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("block_size=8192"), std::string::npos);
   EXPECT_NE(text.find("HybridKVListener"), std::string::npos) << text;
 
@@ -150,9 +168,12 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   EXPECT_STREQ(loaded->Name(), "HybridTable");
   EXPECT_EQ(loaded->GetOptions<BlockBasedTableOptions>()->block_size, 8192u);
   std::string mismatch;
-  EXPECT_TRUE(options.table_factory->AreEquivalent(config, loaded.get(), &mismatch)) << mismatch;
+  EXPECT_TRUE(
+      options.table_factory->AreEquivalent(config, loaded.get(), &mismatch))
+      << mismatch;
 
-  // Open again with only what the OPTIONS file says, as `db_bench --options_file` does.
+  // Open again with only what the OPTIONS file says, as `db_bench
+  // --options_file` does.
   std::vector<ColumnFamilyHandle*> handles;
   DB* raw = nullptr;
   ASSERT_OK(DB::Open(db_opts, dir.path(), cfs, &handles, &raw));
@@ -164,39 +185,47 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   for (auto* h : handles) ASSERT_OK(db->DestroyColumnFamilyHandle(h));
 }
 
-// Options strings need only component ids; a missing companion fails DB::Open by name.
+// Options strings need only component ids; a missing companion fails DB::Open
+// by name.
 TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
   test::ScratchDir dir("companion");
   Options options;
   options.create_if_missing = true;
   ConfigOptions config;
-  ASSERT_OK(GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(), kHybridString,
-                                             static_cast<ColumnFamilyOptions*>(&options)));
+  ASSERT_OK(GetColumnFamilyOptionsFromString(
+      config, ColumnFamilyOptions(), kHybridString,
+      static_cast<ColumnFamilyOptions*>(&options)));
   DB* raw = nullptr;
   Status s = DB::Open(options, dir.path(), &raw);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("HybridKVListener"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("HybridKVListener"), std::string::npos)
+      << s.ToString();
   delete raw;
-  ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options), "listeners=HybridKVListener",
+  ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options),
+                                   "listeners=HybridKVListener",
                                    static_cast<DBOptions*>(&options)));
   s = DB::Open(options, dir.path(), &raw);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("HybridKVPartitioner"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("HybridKVPartitioner"), std::string::npos)
+      << s.ToString();
   delete raw;
-  ASSERT_OK(GetColumnFamilyOptionsFromString(config, ColumnFamilyOptions(options),
-                                             "sst_partitioner_factory=HybridKVPartitioner",
-                                             static_cast<ColumnFamilyOptions*>(&options)));
+  ASSERT_OK(GetColumnFamilyOptionsFromString(
+      config, ColumnFamilyOptions(options),
+      "sst_partitioner_factory=HybridKVPartitioner",
+      static_cast<ColumnFamilyOptions*>(&options)));
   ASSERT_OK(DB::Open(options, dir.path(), &raw));
   delete raw;
 }
 
 TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   ColumnFamilyOptions cf;
-  ASSERT_OK(ParseCf(
-      "table_factory={id=HybridTable;classify_by=ratio;medium_min_value_size=64;"
-      "medium_max_value_size=2000;small_medium_ratio=0.25;medium_large_ratio=0.01;"
-      "merge_level=1}",
-      &cf));
+  ASSERT_OK(
+      ParseCf("table_factory={id=HybridTable;classify_by=ratio;medium_min_"
+              "value_size=64;"
+              "medium_max_value_size=2000;small_medium_ratio=0.25;medium_large_"
+              "ratio=0.01;"
+              "merge_level=1}",
+              &cf));
   const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
   ASSERT_NE(o, nullptr);
   EXPECT_EQ(o->classify_by, ClassifyBy::kRatio);
@@ -209,11 +238,15 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   std::string serialized;
   ASSERT_OK(cf.table_factory->GetOptionString(config, &serialized));
   std::shared_ptr<TableFactory> reparsed;
-  ASSERT_OK(TableFactory::CreateFromString(config, "id=HybridTable;" + serialized, &reparsed));
+  ASSERT_OK(TableFactory::CreateFromString(
+      config, "id=HybridTable;" + serialized, &reparsed));
   std::string mismatch;
-  EXPECT_TRUE(cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch)) << mismatch;
+  EXPECT_TRUE(
+      cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch))
+      << mismatch;
 
-  // ConfigureOptions rejects inconsistent settings with a message that says how to fix them.
+  // ConfigureOptions rejects inconsistent settings with a message that says how
+  // to fix them.
   struct Bad {
     HybridOptions h;
     const char* mentions;
@@ -233,7 +266,8 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
     Status s = ConfigureOptions(&options, b.h);
     EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
     EXPECT_NE(s.ToString().find(b.mentions), std::string::npos) << s.ToString();
-    EXPECT_EQ(options.table_factory->Name(), std::string("BlockBasedTable"));  // unchanged
+    EXPECT_EQ(options.table_factory->Name(),
+              std::string("BlockBasedTable"));  // unchanged
   }
   // A min_blob_size that overlaps the medium band, set by hand.
   Options options;
@@ -241,10 +275,11 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   EXPECT_EQ(options.min_blob_size, 1000u);
   EXPECT_TRUE(options.enable_blob_files);
   options.min_blob_size = 500;
-  Status s = options.table_factory->ValidateOptions(DBOptions(options),
-                                                    ColumnFamilyOptions(options));
+  Status s = options.table_factory->ValidateOptions(
+      DBOptions(options), ColumnFamilyOptions(options));
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("min_blob_size"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("min_blob_size"), std::string::npos)
+      << s.ToString();
 }
 
 }  // namespace

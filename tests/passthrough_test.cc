@@ -1,9 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Differential tests: every scenario runs against a stock BlockBasedTable DB and a HybridTable
-// DB with otherwise identical options, and every read is recorded in a transcript. The
-// transcripts must be identical, and each scenario also checks a few expected values directly,
-// so that a bug shared by both arms (i.e. in the test) still fails.
+// Differential tests: every scenario runs against a stock BlockBasedTable DB
+// and a HybridTable DB with otherwise identical options, and every read is
+// recorded in a transcript. The transcripts must be identical, and each
+// scenario also checks a few expected values directly, so that a bug shared by
+// both arms (i.e. in the test) still fails.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -44,7 +45,8 @@ Options MakeOptions(Arm arm) {
   options.create_if_missing = true;
   options.create_missing_column_families = true;
   options.table_factory = MakeTableFactory(arm);
-  options.write_buffer_size = 64 << 10;  // small memtables: several SSTs per scenario
+  options.write_buffer_size =
+      64 << 10;  // small memtables: several SSTs per scenario
   options.level0_file_num_compaction_trigger = 3;
   options.max_bytes_for_level_base = 256 << 10;
   options.target_file_size_base = 64 << 10;
@@ -53,9 +55,11 @@ Options MakeOptions(Arm arm) {
   EXPECT_OK(MergeOperator::CreateFromString(config, "stringappend",
                                             &options.merge_operator));
   if (arm == Arm::kHybrid) {  // HybridTable's required companions
-    options.sst_partitioner_factory = std::make_shared<HybridKVPartitionerFactory>();
+    options.sst_partitioner_factory =
+        std::make_shared<HybridKVPartitionerFactory>();
     options.listeners.push_back(std::make_shared<HybridKVListener>());
-    options.merge_operator = std::make_shared<HybridKVMergeOperator>(options.merge_operator);
+    options.merge_operator =
+        std::make_shared<HybridKVMergeOperator>(options.merge_operator);
   }
   return options;
 }
@@ -63,7 +67,8 @@ Options MakeOptions(Arm arm) {
 // A transcript of every read a scenario makes; compared across arms.
 class Transcript {
  public:
-  void Record(const std::string& what, const Status& s, const std::string& value) {
+  void Record(const std::string& what, const Status& s,
+              const std::string& value) {
     lines_.push_back(what + " -> " + (s.ok() ? "OK " + value : s.ToString()));
   }
   void Record(const std::string& line) { lines_.push_back(line); }
@@ -77,10 +82,11 @@ class DifferentialTest : public testing::Test {
  protected:
   using Scenario = std::function<void(DB*, Transcript*)>;
 
-  // Runs `scenario` on a fresh DB of each arm and asserts the transcripts match.
-  // Returns the (shared) transcript for direct checks.
-  std::vector<std::string> RunBoth(const std::string& name, const Scenario& scenario,
-                                   const std::function<void(Options*)>& tweak = {}) {
+  // Runs `scenario` on a fresh DB of each arm and asserts the transcripts
+  // match. Returns the (shared) transcript for direct checks.
+  std::vector<std::string> RunBoth(
+      const std::string& name, const Scenario& scenario,
+      const std::function<void(Options*)>& tweak = {}) {
     std::vector<std::string> transcripts[2];
     for (Arm arm : {Arm::kStock, Arm::kHybrid}) {
       test::ScratchDir dir(name + (arm == Arm::kStock ? "-stock" : "-hybrid"));
@@ -106,8 +112,8 @@ class DifferentialTest : public testing::Test {
     size_t i = 0;
     while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
     EXPECT_TRUE(i == a.size() && i == b.size())
-        << "transcripts differ at line " << i << " of " << a.size() << "/" << b.size()
-        << "\n  stock:  " << (i < a.size() ? a[i] : "<end>")
+        << "transcripts differ at line " << i << " of " << a.size() << "/"
+        << b.size() << "\n  stock:  " << (i < a.size() ? a[i] : "<end>")
         << "\n  hybrid: " << (i < b.size() ? b[i] : "<end>");
     EXPECT_GT(a.size(), 0u);
     return transcripts[1];
@@ -116,15 +122,18 @@ class DifferentialTest : public testing::Test {
 
 std::string Key(int i) {
   char buf[32];
-  snprintf(buf, sizeof(buf), "k%03d-%06d", i % 97, i);  // prefix "k%03d" groups keys
+  snprintf(buf, sizeof(buf), "k%03d-%06d", i % 97,
+           i);  // prefix "k%03d" groups keys
   return buf;
 }
 
 std::string Value(int i, int version) {
-  return "v" + std::to_string(version) + "-" + std::string(20 + (i * 7) % 200, 'a' + i % 26);
+  return "v" + std::to_string(version) + "-" +
+         std::string(20 + (i * 7) % 200, 'a' + i % 26);
 }
 
-void Get(DB* db, const std::string& key, Transcript* t, const Snapshot* snap = nullptr) {
+void Get(DB* db, const std::string& key, Transcript* t,
+         const Snapshot* snap = nullptr) {
   ReadOptions ro;
   ro.snapshot = snap;
   std::string value;
@@ -132,8 +141,8 @@ void Get(DB* db, const std::string& key, Transcript* t, const Snapshot* snap = n
   t->Record("get " + key, s, value);
 }
 
-// Writes `n` keys in three rounds with flushes and compactions between them, so values live
-// in the memtable, in L0, and in deeper levels.
+// Writes `n` keys in three rounds with flushes and compactions between them, so
+// values live in the memtable, in L0, and in deeper levels.
 void LoadLayers(DB* db, int n) {
   for (int round = 0; round < 3; ++round) {
     for (int i = round; i < n; i += 3) {
@@ -155,7 +164,8 @@ TEST_F(DifferentialTest, PutGetDeleteSingleDeleteDeleteRangeMerge) {
     ASSERT_OK(db->Put(wo, "sd-key", "once"));
     ASSERT_OK(db->Flush(FlushOptions()));
     ASSERT_OK(db->SingleDelete(wo, "sd-key"));
-    ASSERT_OK(db->DeleteRange(wo, db->DefaultColumnFamily(), Key(500), Key(900)));
+    ASSERT_OK(
+        db->DeleteRange(wo, db->DefaultColumnFamily(), Key(500), Key(900)));
     ASSERT_OK(db->Flush(FlushOptions()));
     for (int i = 0; i < 50; ++i) {
       ASSERT_OK(db->Merge(wo, "merge-key", "m" + std::to_string(i)));
@@ -177,15 +187,16 @@ TEST_F(DifferentialTest, PutGetDeleteSingleDeleteDeleteRangeMerge) {
   };
   EXPECT_TRUE(has("get " + Key(0) + " -> NotFound: "));  // deleted
   EXPECT_TRUE(has("get " + Key(7) + " -> OK " + Value(7, 1)));
-  EXPECT_TRUE(has("get " + Key(504) + " -> NotFound: "));  // inside the deleted range
+  EXPECT_TRUE(
+      has("get " + Key(504) + " -> NotFound: "));  // inside the deleted range
   EXPECT_TRUE(has("get sd-key -> NotFound: "));
   std::string merged = "m0";
   for (int i = 1; i < 50; ++i) merged += ",m" + std::to_string(i);
   EXPECT_TRUE(has("get merge-key -> OK " + merged));
 }
 
-void ScanWith(DB* db, Transcript* t, const ReadOptions& ro, const std::string& label,
-              const std::string& seek, bool reverse) {
+void ScanWith(DB* db, Transcript* t, const ReadOptions& ro,
+              const std::string& label, const std::string& seek, bool reverse) {
   std::unique_ptr<Iterator> it(db->NewIterator(ro));
   int n = 0;
   if (reverse) {
@@ -194,7 +205,8 @@ void ScanWith(DB* db, Transcript* t, const ReadOptions& ro, const std::string& l
     seek.empty() ? it->SeekToFirst() : it->Seek(seek);
   }
   for (; it->Valid() && n < 400; reverse ? it->Prev() : it->Next(), ++n) {
-    t->Record(label + " " + it->key().ToString() + "=" + it->value().ToString());
+    t->Record(label + " " + it->key().ToString() + "=" +
+              it->value().ToString());
   }
   t->Record(label + " end: " + it->status().ToString());
 }
@@ -202,7 +214,8 @@ void ScanWith(DB* db, Transcript* t, const ReadOptions& ro, const std::string& l
 TEST_F(DifferentialTest, IteratorsForwardReverseBoundsPrefix) {
   auto lines = RunBoth("iter", [](DB* db, Transcript* t) {
     LoadLayers(db, 4000);
-    ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(), Key(40), Key(60)));
+    ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(),
+                              Key(40), Key(60)));
     ReadOptions plain;
     ScanWith(db, t, plain, "fwd", "", false);
     ScanWith(db, t, plain, "rev", "", true);
@@ -232,7 +245,8 @@ TEST_F(DifferentialTest, IteratorsForwardReverseBoundsPrefix) {
     });
   };
   EXPECT_EQ(count("fwd"), 400);
-  EXPECT_EQ(count("prefix k017"), 4000 / 97 + 1);  // every key with that prefix, no more
+  EXPECT_EQ(count("prefix k017"),
+            4000 / 97 + 1);  // every key with that prefix, no more
   EXPECT_GT(count("bounded-fwd"), 0);
 }
 
@@ -240,8 +254,10 @@ TEST_F(DifferentialTest, SnapshotsMultiGetVerifyChecksum) {
   auto lines = RunBoth("snap", [](DB* db, Transcript* t) {
     LoadLayers(db, 2000);
     const Snapshot* snap = db->GetSnapshot();
-    for (int i = 0; i < 2000; i += 5) ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 9)));
-    for (int i = 1; i < 2000; i += 5) ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+    for (int i = 0; i < 2000; i += 5)
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 9)));
+    for (int i = 1; i < 2000; i += 5)
+      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
     ASSERT_OK(db->Flush(FlushOptions()));
     ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
     for (int i = 0; i < 40; ++i) {
@@ -260,8 +276,8 @@ TEST_F(DifferentialTest, SnapshotsMultiGetVerifyChecksum) {
       db->MultiGet(ro, db->DefaultColumnFamily(), keys.size(), slices.data(),
                    values.data(), statuses.data());
       for (size_t i = 0; i < keys.size(); ++i) {
-        t->Record(std::string(s ? "snap-" : "") + "multiget " + keys[i], statuses[i],
-                  values[i].ToString());
+        t->Record(std::string(s ? "snap-" : "") + "multiget " + keys[i],
+                  statuses[i], values[i].ToString());
       }
     }
     for (const auto& kv : test::ScanAll(db, nullptr, snap)) {
@@ -273,8 +289,9 @@ TEST_F(DifferentialTest, SnapshotsMultiGetVerifyChecksum) {
   auto has = [&](const std::string& line) {
     return std::find(lines.begin(), lines.end(), line) != lines.end();
   };
-  EXPECT_TRUE(has("get " + Key(1) + " -> OK " + Value(1, 1)));   // at the snapshot
-  EXPECT_TRUE(has("get " + Key(1) + " -> NotFound: "));           // after the delete
+  EXPECT_TRUE(
+      has("get " + Key(1) + " -> OK " + Value(1, 1)));   // at the snapshot
+  EXPECT_TRUE(has("get " + Key(1) + " -> NotFound: "));  // after the delete
   EXPECT_TRUE(has("get " + Key(5) + " -> OK " + Value(5, 9)));
   EXPECT_TRUE(has("verify-checksum OK"));
 }
@@ -317,9 +334,12 @@ TEST_F(DifferentialTest, ColumnFamilies) {
     SCOPED_TRACE(arm == Arm::kStock ? "stock" : "hybrid");
     test::ScratchDir dir("cf");
     Options options = MakeOptions(arm);
-    // Each CF has its own factory; "plain" is stock BlockBasedTable next to hybrid ones.
+    // Each CF has its own factory; "plain" is stock BlockBasedTable next to
+    // hybrid ones.
     std::vector<ColumnFamilyDescriptor> cfs = {
-        {kDefaultColumnFamilyName, options}, {"one", options}, {"two", options},
+        {kDefaultColumnFamilyName, options},
+        {"one", options},
+        {"two", options},
         {"plain", MakeOptions(Arm::kStock)}};
     std::vector<ColumnFamilyHandle*> handles;
     std::map<std::string, std::map<std::string, std::string>> model;
@@ -334,7 +354,8 @@ TEST_F(DifferentialTest, ColumnFamilies) {
           model[cfs[c].name][Key(i)] = v;
         }
         ASSERT_OK(db->Flush(FlushOptions(), handles[c]));
-        ASSERT_OK(db->CompactRange(CompactRangeOptions(), handles[c], nullptr, nullptr));
+        ASSERT_OK(db->CompactRange(CompactRangeOptions(), handles[c], nullptr,
+                                   nullptr));
       }
       for (size_t c = 0; c < handles.size(); ++c) {
         auto scanned = test::ScanAll(db.get(), handles[c]);
@@ -353,14 +374,16 @@ TEST_F(DifferentialTest, ColumnFamilies) {
   }
 }
 
-// A DB written by stock RocksDB opens with HybridTable and new flushes are hybrid. Stock
-// RocksDB refuses, loudly, a DB that still holds medium pointers; once a full compaction has
-// written every medium value back inline, it reads the DB again.
+// A DB written by stock RocksDB opens with HybridTable and new flushes are
+// hybrid. Stock RocksDB refuses, loudly, a DB that still holds medium pointers;
+// once a full compaction has written every medium value back inline, it reads
+// the DB again.
 TEST(MigrationTest, StockToHybridAndBack) {
   test::ScratchDir dir("migrate");
   using Pairs = std::vector<std::pair<std::string, std::string>>;
   std::map<std::string, std::string> model;
-  // Without auto compactions, pointers stay in L0 until the explicit full compaction.
+  // Without auto compactions, pointers stay in L0 until the explicit full
+  // compaction.
   auto open = [&](Arm arm) {
     Options options = MakeOptions(arm);
     options.disable_auto_compactions = true;
@@ -390,7 +413,8 @@ TEST(MigrationTest, StockToHybridAndBack) {
   }
   EXPECT_FALSE(test::FilesWithSuffix(dir.path(), ".medium").empty());
   {
-    auto db = open(Arm::kStock);  // opening works; reading a medium key must not
+    auto db =
+        open(Arm::kStock);  // opening works; reading a medium key must not
     auto scanned = test::ScanAll(db.get());
     ASSERT_FALSE(scanned.empty());
     EXPECT_EQ(scanned.back().first, "<iterator error>");

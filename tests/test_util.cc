@@ -58,8 +58,8 @@ std::vector<std::pair<std::string, std::string>> ScanAll(
     DB* db, ColumnFamilyHandle* cf, const Snapshot* snapshot) {
   ReadOptions ro;
   ro.snapshot = snapshot;
-  std::unique_ptr<Iterator> it(
-      cf == nullptr ? db->NewIterator(ro) : db->NewIterator(ro, cf));
+  std::unique_ptr<Iterator> it(cf == nullptr ? db->NewIterator(ro)
+                                             : db->NewIterator(ro, cf));
   std::vector<std::pair<std::string, std::string>> out;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     out.emplace_back(it->key().ToString(), it->value().ToString());
@@ -91,7 +91,8 @@ RawSstScan ScanSstRaw(const std::string& sst_path) {
   result.status = fs->GetFileSize(sst_path, IOOptions(), &size, nullptr);
   std::unique_ptr<RandomAccessFileReader> file;
   if (result.status.ok()) {
-    result.status = RandomAccessFileReader::Create(fs, sst_path, FileOptions(), &file, nullptr);
+    result.status = RandomAccessFileReader::Create(fs, sst_path, FileOptions(),
+                                                   &file, nullptr);
   }
   if (!result.status.ok()) return result;
   Options options;

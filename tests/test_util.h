@@ -1,8 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// tests/: GoogleTest suites run by CTest against real DBs on disk. They compile in RocksDB's
-// directory scope (plugin/CMakeLists.txt adds them), so internal headers see RocksDB's exact
-// flags. Helpers here are shared by every suite.
+// tests/: GoogleTest suites run by CTest against real DBs on disk. They compile
+// in RocksDB's directory scope (plugin/CMakeLists.txt adds them), so internal
+// headers see RocksDB's exact flags. Helpers here are shared by every suite.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,8 +17,8 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace test {
 
-// A fresh directory under $TEST_TMPDIR (or /tmp), removed with its contents on destruction
-// unless HYBRIDKV_KEEP_TEST_DIRS is set.
+// A fresh directory under $TEST_TMPDIR (or /tmp), removed with its contents on
+// destruction unless HYBRIDKV_KEEP_TEST_DIRS is set.
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name);
@@ -30,18 +30,22 @@ class ScratchDir {
   std::string path_;
 };
 
-// Runs a command through the shell; returns its exit status and puts stdout+stderr in *output.
+// Runs a command through the shell; returns its exit status and puts
+// stdout+stderr in *output.
 int RunCommand(const std::string& command, std::string* output);
 
-// Every (key, value) pair visible through a forward scan of `cf` (default CF when null).
+// Every (key, value) pair visible through a forward scan of `cf` (default CF
+// when null).
 std::vector<std::pair<std::string, std::string>> ScanAll(
-    DB* db, ColumnFamilyHandle* cf = nullptr, const Snapshot* snapshot = nullptr);
+    DB* db, ColumnFamilyHandle* cf = nullptr,
+    const Snapshot* snapshot = nullptr);
 
 // Names of the files in `dir` that end with `suffix`.
 std::vector<std::string> FilesWithSuffix(const std::string& dir,
                                          const std::string& suffix);
 
-inline testing::AssertionResult AssertStatusOk(const char* expr, const Status& s) {
+inline testing::AssertionResult AssertStatusOk(const char* expr,
+                                               const Status& s) {
   if (s.ok()) return testing::AssertionSuccess();
   return testing::AssertionFailure() << expr << " returned " << s.ToString();
 }
@@ -60,11 +64,13 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace test {
 
-// What a raw scan of one SST finds, read with stock BlockBasedTable (no HybridKV code).
+// What a raw scan of one SST finds, read with stock BlockBasedTable (no
+// HybridKV code).
 struct RawSstScan {
   uint64_t entries = 0;
-  uint64_t pointer_entries = 0;  // kTypeBlobIndex whose value carries the pointer tag
-  uint64_t pointer_bytes = 0;    // their values' total size
+  uint64_t pointer_entries =
+      0;  // kTypeBlobIndex whose value carries the pointer tag
+  uint64_t pointer_bytes = 0;       // their values' total size
   uint64_t blob_index_entries = 0;  // BlobDB's own
   Status status;
 };

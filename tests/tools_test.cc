@@ -1,7 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// RocksDB's own, unmodified tools, built in-tree with ROCKSDB_PLUGINS=hybridkv, work on
-// HybridTable: db_bench loads it from an OPTIONS file, sst_dump and ldb read its files.
+// RocksDB's own, unmodified tools, built in-tree with ROCKSDB_PLUGINS=hybridkv,
+// work on HybridTable: db_bench loads it from an OPTIONS file, sst_dump and ldb
+// read its files.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -17,17 +18,20 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Number of keys db_bench loads; HYBRIDKV_DB_BENCH_NUM overrides (e.g. 1000000).
+// Number of keys db_bench loads; HYBRIDKV_DB_BENCH_NUM overrides (e.g.
+// 1000000).
 int DbBenchNum() {
   const char* n = std::getenv("HYBRIDKV_DB_BENCH_NUM");
   return n != nullptr ? std::atoi(n) : 200000;
 }
 
-// Runs db_bench and returns "found/requested" from readrandom's "(F of N found)".
+// Runs db_bench and returns "found/requested" from readrandom's "(F of N
+// found)".
 std::string RunDbBench(const std::string& options_file, const std::string& db,
                        const std::string& benchmarks) {
-  std::string cmd = std::string(HYBRIDKV_DB_BENCH) + " --options_file=" + options_file +
-                    " --db=" + db + " --benchmarks=" + benchmarks +
+  std::string cmd = std::string(HYBRIDKV_DB_BENCH) +
+                    " --options_file=" + options_file + " --db=" + db +
+                    " --benchmarks=" + benchmarks +
                     " --num=" + std::to_string(DbBenchNum()) +
                     " --seed=1234 --threads=1 --statistics=0";
   std::string out;
@@ -43,25 +47,33 @@ std::string RunDbBench(const std::string& options_file, const std::string& db,
 
 TEST(ToolsTest, DbBenchLoadsHybridTableFromOptionsFile) {
   test::ScratchDir dir("dbbench");
-  const std::string hybrid = std::string(HYBRIDKV_OPTIONS_DIR) + "/hybridtable.ini";
+  const std::string hybrid =
+      std::string(HYBRIDKV_OPTIONS_DIR) + "/hybridtable.ini";
   const std::string stock = std::string(HYBRIDKV_OPTIONS_DIR) + "/stock.ini";
   const std::string num = std::to_string(DbBenchNum());
 
   // Every key written once: every key is found.
-  EXPECT_EQ(RunDbBench(hybrid, dir.Sub("unique"), "filluniquerandom,readrandom"),
-            num + "/" + num);
+  EXPECT_EQ(
+      RunDbBench(hybrid, dir.Sub("unique"), "filluniquerandom,readrandom"),
+      num + "/" + num);
 
-  // fillrandom draws keys with replacement, so only about 63% of the key space exists;
-  // HybridTable must find exactly what stock BlockBasedTable finds with the same seed.
-  std::string hybrid_found = RunDbBench(hybrid, dir.Sub("hybrid"), "fillrandom,readrandom");
-  std::string stock_found = RunDbBench(stock, dir.Sub("stock"), "fillrandom,readrandom");
+  // fillrandom draws keys with replacement, so only about 63% of the key space
+  // exists; HybridTable must find exactly what stock BlockBasedTable finds with
+  // the same seed.
+  std::string hybrid_found =
+      RunDbBench(hybrid, dir.Sub("hybrid"), "fillrandom,readrandom");
+  std::string stock_found =
+      RunDbBench(stock, dir.Sub("stock"), "fillrandom,readrandom");
   EXPECT_EQ(hybrid_found, stock_found);
   EXPECT_FALSE(hybrid_found.empty());
 
   // The DB db_bench made really is a HybridTable DB.
   std::string out;
-  ASSERT_EQ(test::RunCommand("grep -l 'TableOptions/HybridTable' " + dir.Sub("hybrid") +
-                                 "/OPTIONS-*", &out), 0) << out;
+  ASSERT_EQ(test::RunCommand("grep -l 'TableOptions/HybridTable' " +
+                                 dir.Sub("hybrid") + "/OPTIONS-*",
+                             &out),
+            0)
+      << out;
 }
 
 // A small HybridTable DB with known contents, closed.
@@ -84,9 +96,13 @@ TEST(ToolsTest, LdbScanReadsHybridTableDb) {
   test::ScratchDir dir("ldb");
   MakeDb(dir.path(), 500);
   std::string out;
-  ASSERT_EQ(test::RunCommand(std::string(HYBRIDKV_LDB) + " --db=" + dir.path() + " scan", &out),
-            0) << out;
-  EXPECT_NE(out.find("key1000000 ==> value0\n"), std::string::npos) << out.substr(0, 500);
+  ASSERT_EQ(
+      test::RunCommand(
+          std::string(HYBRIDKV_LDB) + " --db=" + dir.path() + " scan", &out),
+      0)
+      << out;
+  EXPECT_NE(out.find("key1000000 ==> value0\n"), std::string::npos)
+      << out.substr(0, 500);
   EXPECT_NE(out.find("key1000499 ==> value499\n"), std::string::npos);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 500);
 }
@@ -95,12 +111,20 @@ TEST(ToolsTest, SstDumpReadsHybridTableFiles) {
   test::ScratchDir dir("sstdump");
   MakeDb(dir.path(), 500);
   std::string out;
-  ASSERT_EQ(test::RunCommand(std::string(HYBRIDKV_SST_DUMP) + " --file=" + dir.path() +
-                                 " --command=check --verify_checksum", &out), 0) << out;
+  ASSERT_EQ(test::RunCommand(std::string(HYBRIDKV_SST_DUMP) +
+                                 " --file=" + dir.path() +
+                                 " --command=check --verify_checksum",
+                             &out),
+            0)
+      << out;
   EXPECT_EQ(out.find("Corruption"), std::string::npos) << out;
-  ASSERT_EQ(test::RunCommand(std::string(HYBRIDKV_SST_DUMP) + " --file=" + dir.path() +
-                                 " --command=scan", &out), 0) << out;
-  EXPECT_NE(out.find("'key1000000' seq:"), std::string::npos) << out.substr(0, 500);
+  ASSERT_EQ(test::RunCommand(std::string(HYBRIDKV_SST_DUMP) +
+                                 " --file=" + dir.path() + " --command=scan",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("'key1000000' seq:"), std::string::npos)
+      << out.substr(0, 500);
   EXPECT_NE(out.find("=> value499"), std::string::npos);
 }
 

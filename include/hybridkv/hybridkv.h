@@ -2,9 +2,9 @@
 //
 // HybridKV's public API. Depends on RocksDB's public headers only.
 //
-// The plugin registers itself with every ObjectRegistry when RocksDB is built with
-// ROCKSDB_PLUGINS=hybridkv, so options strings and OPTIONS files can name its components
-// without any call into this header:
+// The plugin registers itself with every ObjectRegistry when RocksDB is built
+// with ROCKSDB_PLUGINS=hybridkv, so options strings and OPTIONS files can name
+// its components without any call into this header:
 //
 //   table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=8192}}
 #pragma once
@@ -22,29 +22,33 @@ namespace hybridkv {
 
 // How values are sorted into the small, medium and large classes.
 enum class ClassifyBy : char {
-  kSize,   // by value size: [medium_min_value_size, medium_max_value_size] is medium
+  kSize,   // by value size: [medium_min_value_size, medium_max_value_size] is
+           // medium
   kRatio,  // by key/(key+value), Parallax's T_SM and T_ML
 };
 
 enum class ValueClass : char { kSmall, kMedium, kLarge };
 
-// Options of HybridTable, as set by `table_factory={id=HybridTable;...}` strings and OPTIONS
-// files. Names and defaults are part of the public interface; see README.md.
+// Options of HybridTable, as set by `table_factory={id=HybridTable;...}`
+// strings and OPTIONS files. Names and defaults are part of the public
+// interface; see README.md.
 struct HybridTableOptions {
   static const char* kName() { return "HybridTableOptions"; }
 
   ClassifyBy classify_by = ClassifyBy::kSize;
-  // With kSize: values of [medium_min_value_size, medium_max_value_size] bytes are medium.
-  // Larger ones are large, and belong to BlobDB (min_blob_size = medium_max_value_size + 1).
+  // With kSize: values of [medium_min_value_size, medium_max_value_size] bytes
+  // are medium. Larger ones are large, and belong to BlobDB (min_blob_size =
+  // medium_max_value_size + 1).
   uint32_t medium_min_value_size = 96;
   uint32_t medium_max_value_size = 999;
   // With kRatio: key/(key+value) above small_medium_ratio is small, at or below
   // medium_large_ratio is large, medium in between.
   double small_medium_ratio = 0.2;
   double medium_large_ratio = 0.02;
-  // >= 0: an absolute level. < 0: counted from the deepest non-empty level of the column
-  // family (-1 is that level, -2 the one above it). Compactions whose output level is at or
-  // below the merge level write medium values back inline.
+  // >= 0: an absolute level. < 0: counted from the deepest non-empty level of
+  // the column family (-1 is that level, -2 the one above it). Compactions
+  // whose output level is at or below the merge level write medium values back
+  // inline.
   int merge_level = -2;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
@@ -57,19 +61,22 @@ struct HybridOptions {
   // The table options; `table.inner` null means a default BlockBasedTable.
   HybridTableOptions table;
   // The large class: RocksDB's integrated BlobDB, with min_blob_size set to
-  // table.medium_max_value_size + 1. Its garbage collection runs inside compactions.
+  // table.medium_max_value_size + 1. Its garbage collection runs inside
+  // compactions.
   bool enable_blob_files = true;
   bool enable_blob_garbage_collection = true;
   double blob_garbage_collection_age_cutoff = 0.25;
 };
 
-// Sets every option HybridKV needs on `options`, in one call: the HybridTable factory and the
-// large tier (enable_blob_files, min_blob_size, blob GC policy). Returns InvalidArgument, and
-// leaves `options` unchanged, when `hybrid` is inconsistent.
-Status ConfigureOptions(Options* options, const HybridOptions& hybrid = HybridOptions());
+// Sets every option HybridKV needs on `options`, in one call: the HybridTable
+// factory and the large tier (enable_blob_files, min_blob_size, blob GC
+// policy). Returns InvalidArgument, and leaves `options` unchanged, when
+// `hybrid` is inconsistent.
+Status ConfigureOptions(Options* options,
+                        const HybridOptions& hybrid = HybridOptions());
 
-// HybridKV's counters for one DB, since the process started. Flush counts each value once,
-// by class; the rest count work done on medium values.
+// HybridKV's counters for one DB, since the process started. Flush counts each
+// value once, by class; the rest count work done on medium values.
 struct HybridStatistics {
   uint64_t small_values_flushed = 0;
   uint64_t small_bytes_flushed = 0;
@@ -77,11 +84,12 @@ struct HybridStatistics {
   uint64_t medium_bytes_extracted = 0;
   uint64_t medium_files_created = 0;
   uint64_t large_values_flushed = 0;  // left to BlobDB
-  uint64_t pointers_kept = 0;         // copied by compactions above the merge level
+  uint64_t pointers_kept = 0;  // copied by compactions above the merge level
   uint64_t medium_values_inlined = 0;  // written back inline at the merge level
   uint64_t medium_bytes_inlined = 0;
-  uint64_t merge_bytes_read = 0;  // .medium bytes read by merge-level compactions
-  uint64_t merge_reads = 0;       // ... in this many I/Os
+  uint64_t merge_bytes_read =
+      0;                     // .medium bytes read by merge-level compactions
+  uint64_t merge_reads = 0;  // ... in this many I/Os
   uint64_t medium_values_resolved = 0;  // by Get, MultiGet and iterators
   uint64_t medium_bytes_resolved = 0;
   uint64_t resolve_bytes_read = 0;
@@ -95,20 +103,23 @@ struct HybridStatistics {
 // Fills `*stats` for `db`.
 Status GetStatistics(DB* db, HybridStatistics* stats);
 
-// Like Checkpoint::CreateCheckpoint, but the checkpoint also holds the DB's medium files and
-// its secret, so it opens and reads every value. `checkpoint_dir` must not exist yet. File
-// deletions are disabled for the duration, so every medium file an SST of the checkpoint
-// references is still there to link (or copy, across file systems).
+// Like Checkpoint::CreateCheckpoint, but the checkpoint also holds the DB's
+// medium files and its secret, so it opens and reads every value.
+// `checkpoint_dir` must not exist yet. File deletions are disabled for the
+// duration, so every medium file an SST of the checkpoint references is still
+// there to link (or copy, across file systems).
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir);
 
-// Like DestroyDB, and also removes the DB's medium files and secret. Fails, removing nothing
-// of HybridKV's, while the DB is open.
+// Like DestroyDB, and also removes the DB's medium files and secret. Fails,
+// removing nothing of HybridKV's, while the DB is open.
 Status DestroyDB(const std::string& name, const Options& options);
 
-// A HybridTable factory wrapping `inner`, or a default BlockBasedTable when `inner` is null.
+// A HybridTable factory wrapping `inner`, or a default BlockBasedTable when
+// `inner` is null.
 std::shared_ptr<TableFactory> NewHybridTableFactory(
     std::shared_ptr<TableFactory> inner = nullptr);
-std::shared_ptr<TableFactory> NewHybridTableFactory(const HybridTableOptions& options);
+std::shared_ptr<TableFactory> NewHybridTableFactory(
+    const HybridTableOptions& options);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
