@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "file/random_access_file_reader.h"
+#include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
@@ -32,11 +33,28 @@ uint64_t SstNumberOf(const std::string& path) {
   return EndsWith(name, ".sst") ? LeadingNumber(name) : 0;
 }
 
-void MediumFileTracker::SetFileSystem(const std::shared_ptr<FileSystem>& fs) {
+void MediumFileTracker::SetFileSystem(
+    const std::shared_ptr<FileSystem>& fs,
+    const std::shared_ptr<SstFileManager>& sst_file_manager) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (fs_ == nullptr) {
-    fs_ = fs;
+  fs_ = fs;
+  sst_file_manager_ = sst_file_manager;
+}
+
+void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
+  const std::string path = MediumFileName(dir_, number);
+  Status s;
+  if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
+    // As RocksDB's own DeleteDBFile does: the SstFileManager is always the
+    // Impl.
+    s = static_cast<SstFileManagerImpl*>(sfm.get())
+            ->ScheduleUnaccountedFileDeletion(path, dir_);
+  } else {
+    s = (fs_ ? fs_ : FileSystem::Default())
+            ->DeleteFile(path, IOOptions(), nullptr);
   }
+  s.PermitUncheckedError();  // a file that cannot be deleted now goes at the
+                             // next open
 }
 
 void MediumFileTracker::ForgetLocked() {
@@ -120,9 +138,7 @@ void MediumFileTracker::UnrefLocked(uint64_t medium_number) {
   // Before seeding, SSTs this process has not heard of may still reference the
   // file.
   if (seeded_) {
-    const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
-    fs->DeleteFile(MediumFileName(dir_, medium_number), IOOptions(), nullptr)
-        .PermitUncheckedError();
+    DeleteMediumFileLocked(medium_number);
   }
 }
 
@@ -201,8 +217,7 @@ Status MediumFileTracker::SeedLocked() {
   // builder of this session wrote them.
   for (uint64_t m : mediums) {
     if (medium_refs_.count(m) == 0 && written_here_.count(m) == 0) {
-      fs->DeleteFile(MediumFileName(dir_, m), IOOptions(), nullptr)
-          .PermitUncheckedError();
+      DeleteMediumFileLocked(m);
     }
   }
   return Status::OK();

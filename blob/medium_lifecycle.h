@@ -32,6 +32,7 @@
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/listener.h"
+#include "rocksdb/sst_file_manager.h"
 #include "rocksdb/table_properties.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -44,8 +45,13 @@ class MediumFileTracker {
   explicit MediumFileTracker(std::string dir) : dir_(std::move(dir)) {}
 
   // The file system to read SSTs and delete medium files through (the DB's
-  // own). The first one set wins; until then, the default file system.
-  void SetFileSystem(const std::shared_ptr<FileSystem>& fs);
+  // own), and the DB's SstFileManager, which rate-limits deletions as it does
+  // for SSTs when configured. The latest DB session's builders and readers set
+  // them; until then, the default file system and immediate deletion. The
+  // SstFileManager is held weakly: RocksDB closes a DB's own one with the DB.
+  void SetFileSystem(
+      const std::shared_ptr<FileSystem>& fs,
+      const std::shared_ptr<SstFileManager>& sst_file_manager = nullptr);
   std::shared_ptr<FileSystem> file_system() const;
 
   // A builder of DB session `session_id` is writing SST `sst_number` and
@@ -75,11 +81,13 @@ class MediumFileTracker {
  private:
   Status SeedLocked();
   void RegisterLocked(uint64_t sst_number, const MediumRefs& refs);
+  void DeleteMediumFileLocked(uint64_t number);
   void UnrefLocked(uint64_t medium_number);
 
   const std::string dir_;
   mutable std::mutex mu_;
   std::shared_ptr<FileSystem> fs_;
+  std::weak_ptr<SstFileManager> sst_file_manager_;
   void ForgetLocked();
 
   std::string db_id_;

@@ -115,7 +115,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       return;  // SstFileWriter and friends: never extract, never resolve
   }
   tracker_ = TrackerFor(dir_);
-  tracker_->SetFileSystem(fs_);
+  tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
   // Flushes create the secret on first use. Compactions only load it: if it is
   // missing, no pointer of this DB can exist (the reader fails any compaction

@@ -285,7 +285,7 @@ Status HybridTableFactory::NewTableReader(
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
   }
-  TrackerFor(dir)->SetFileSystem(io.fs);
+  TrackerFor(dir)->SetFileSystem(io.fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (table_reader_options.level >= 0) {
