@@ -18,7 +18,7 @@ TARBALL=$SRC_DIR/rocksdb_${ROCKSDB_VERSION}.orig.tar.gz
 
 PACKAGES=(g++ cmake ninja-build ccache make python3 libgflags-dev libsnappy-dev
   liblz4-dev libzstd-dev libbz2-dev zlib1g-dev liburing-dev libgtest-dev
-  libgmock-dev dpkg-dev gnuplot-nox)
+  libgmock-dev dpkg-dev patch gnuplot-nox)
 
 log() { echo "[setup] $*" >&2; }
 die() { echo "[setup] ERROR: $*" >&2; exit 1; }
