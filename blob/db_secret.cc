@@ -127,8 +127,7 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
   Status result;
   if (s.ok()) {
     result = Decode(path, data, db_id, secret);
-  } else if (s.IsNotFound() ||
-             !fs->FileExists(path, IOOptions(), nullptr).ok()) {
+  } else if (fs->FileExists(path, IOOptions(), nullptr).IsNotFound()) {
     if (!create) {
       return Status::NotFound("HybridKV secret file " + path + " is missing");
     }

@@ -159,7 +159,16 @@ bool HybridKVMergeOperator::FullMergeV3(
     if (is_pointer) {
       MergeOperationInputV3 resolved_in(merge_in.key, Slice(resolved),
                                         merge_in.operand_list, merge_in.logger);
-      return inner_->FullMergeV3(resolved_in, merge_out);
+      const bool ok = inner_->FullMergeV3(resolved_in, merge_out);
+      // A result that is "the existing value" points into `resolved`, which
+      // dies here: RocksDB copies it only after we return.
+      if (const Slice* out = std::get_if<Slice>(&merge_out->new_value)) {
+        if (out->data() >= resolved.data() &&
+            out->data() <= resolved.data() + resolved.size()) {
+          merge_out->new_value = out->ToString();
+        }
+      }
+      return ok;
     }
   }
   return inner_->FullMergeV3(merge_in, merge_out);

@@ -32,6 +32,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
 }
 
 HybridIterator::~HybridIterator() {
+  ReleaseValue();
   if (inner_in_arena_) {
     inner_->~InternalIterator();
   } else {
@@ -45,10 +46,18 @@ Slice HybridIterator::MacKey() const {
                user_key.size() - table_->context().timestamp_size);
 }
 
-void HybridIterator::Update() {
-  is_pointer_ = false;
+void HybridIterator::ReleaseValue() {
+  if (resolved_ && pinned_iters_mgr_ != nullptr &&
+      pinned_iters_mgr_->PinningEnabled()) {
+    pinned_iters_mgr_->PinPtr(
+        value_.release(), [](void* p) { delete static_cast<std::string*>(p); });
+  }
   resolved_ = false;
-  value_pinned_ = false;
+}
+
+void HybridIterator::Update() {
+  ReleaseValue();
+  is_pointer_ = false;
   status_ = Status::OK();
   if (!inner_->Valid() || ExtractValueType(inner_->key()) != kTypeBlobIndex) {
     return;
@@ -85,31 +94,24 @@ void HybridIterator::Update() {
 }
 
 bool HybridIterator::Resolve() {
+  if (value_ == nullptr) {
+    value_.reset(new std::string());
+  }
   if (readahead_ != nullptr) {
-    status_ = readahead_->Read(pointer_, MacKey(), &value_buffer_);
+    status_ = readahead_->Read(pointer_, MacKey(), value_.get());
     if (status_.ok()) {
-      table_->RecordResolved(value_buffer_.size(), pointer_.handle.size);
+      table_->RecordResolved(value_->size(), pointer_.handle.size);
     }
   } else {
-    status_ = table_->ResolvePointer(pointer_, MacKey(), &value_buffer_);
+    status_ = table_->ResolvePointer(pointer_, MacKey(), value_.get());
   }
   resolved_ = status_.ok();
-  if (resolved_ && pinned_iters_mgr_ != nullptr &&
-      pinned_iters_mgr_->PinningEnabled()) {
-    auto* owned = new std::string(std::move(value_buffer_));
-    pinned_iters_mgr_->PinPtr(
-        owned, [](void* p) { delete static_cast<std::string*>(p); });
-    resolved_value_ = *owned;
-    value_pinned_ = true;
-  } else {
-    resolved_value_ = value_buffer_;
-  }
   return resolved_;
 }
 
 Slice HybridIterator::value() const {
   if (is_pointer_ && mode_ == Mode::kResolve) {
-    return resolved_value_;
+    return resolved_ ? Slice(*value_) : Slice();
   }
   return inner_->value();
 }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "db/pinned_iterators_manager.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "table/internal_iterator.h"
@@ -88,15 +89,18 @@ class HybridIterator : public InternalIterator {
     pinned_iters_mgr_ = pinned_iters_mgr;
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  // Rewritten keys live in a buffer that the next move overwrites. Resolved
-  // values are pinned when the caller's PinnedIteratorsManager asks for it
-  // (DBIter does, to iterate backwards): the manager then owns them.
+  // Rewritten keys live in a buffer that the next move overwrites. A resolved
+  // value is owned by the iterator until it moves; if the caller's
+  // PinnedIteratorsManager has pinning enabled then (DBIter enables it to
+  // iterate backwards), the value is handed to the manager instead of being
+  // freed, as BlockBasedTable's iterator does with its blocks.
   bool IsKeyPinned() const override {
     return !is_pointer_ && inner_->IsKeyPinned();
   }
   bool IsValuePinned() const override {
     if (is_pointer_ && mode_ == Mode::kResolve) {
-      return value_pinned_;
+      return pinned_iters_mgr_ != nullptr &&
+             pinned_iters_mgr_->PinningEnabled();
     }
     return inner_->IsValuePinned();
   }
@@ -116,6 +120,8 @@ class HybridIterator : public InternalIterator {
  private:
   // Classifies the entry the inner iterator is now at.
   void Update();
+  // Before a move: keeps the current resolved value alive for a pinning caller.
+  void ReleaseValue();
   bool Resolve();
   Slice MacKey() const;
 
@@ -129,11 +135,10 @@ class HybridIterator : public InternalIterator {
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;
   bool resolved_ = false;
-  bool value_pinned_ = false;
-  Slice resolved_value_;  // in value_buffer_, or owned by pinned_iters_mgr_
+
   MediumPointer pointer_;
   std::string key_buffer_;
-  std::string value_buffer_;
+  std::unique_ptr<std::string> value_;  // the resolved value, while positioned
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
 };
 

@@ -248,6 +248,9 @@ HybridTableBuilder::~HybridTableBuilder() {
 
 Status HybridTableBuilder::Finish() {
   if (!status_.ok()) {
+    // RocksDB may call Finish without checking status() first: close both
+    // files, as Abandon would.
+    Abandon();
     return status_;
   }
   // The medium file is durable before the SST exists, and so before the version
@@ -255,11 +258,13 @@ Status HybridTableBuilder::Finish() {
   if (medium_ != nullptr) {
     status_ = medium_->Finish();
     if (!status_.ok()) {
+      closed_ = true;
       inner_->Abandon();
       medium_->Abandon();
       return status_;
     }
   }
+  closed_ = true;
   Status s = inner_->Finish();
   if (!s.ok()) {
     if (medium_ != nullptr) medium_->Abandon();
@@ -308,6 +313,10 @@ Status HybridTableBuilder::Finish() {
 }
 
 void HybridTableBuilder::Abandon() {
+  if (closed_) {
+    return;
+  }
+  closed_ = true;
   if (medium_ != nullptr) {
     medium_->Abandon();
   }

@@ -92,6 +92,7 @@ class HybridTableBuilder : public TableBuilder {
   SipKey secret_;
   bool have_secret_ = false;
   Status status_;
+  bool closed_ = false;  // the inner builder was finished or abandoned
 
   // The inner builder's collectors: RocksDB's, forwarded, plus our refs
   // collector. Declared before inner_, which uses them until it is destroyed.

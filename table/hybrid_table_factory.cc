@@ -195,6 +195,20 @@ Status HybridTableFactory::ValidateOptions(
         "listeners=HybridKVListener to the DB "
         "options, or use hybridkv::ConfigureOptions.");
   }
+  if (cf_opts.comparator != nullptr &&
+      cf_opts.comparator->timestamp_size() > 0) {
+    return Status::NotSupported(
+        "HybridTable does not support user-defined timestamps yet: merge "
+        "operators and compaction filters receive keys with timestamps, which "
+        "medium pointers are not bound to. Use a comparator without "
+        "timestamps.");
+  }
+  if (cf_opts.paranoid_file_checks) {
+    return Status::NotSupported(
+        "HybridTable does not support paranoid_file_checks: a compaction that "
+        "writes medium values back inline legitimately produces other bytes "
+        "than it read. Set paranoid_file_checks=false.");
+  }
   // Compactions hand pointers to merge operators and compaction filters as
   // values; only the wrappers resolve them first.
   if (cf_opts.merge_operator != nullptr &&

@@ -8,12 +8,24 @@
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
+#include "rocksdb/merge_operator.h"
 #include "table/get_context.h"
 #include "util/coding.h"
 #include "util/hash.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+namespace {
+
+// GetContext asserts it has a merge operator when it meets merge operands;
+// the probe collects them without merging (do_merge=false), so this one is
+// never called.
+class NoopMergeOperator : public MergeOperator {
+ public:
+  const char* Name() const override { return "HybridKVProbeNoopMerge"; }
+};
+
+}  // namespace
 
 HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
                                      MediumReadContext context)
@@ -92,7 +104,8 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     PinnableSlice probe_value;
     MergeContext probe_merge_context;
     SequenceNumber no_tombstone = 0;
-    GetContext probe(context_.user_comparator, /*merge_operator=*/nullptr,
+    static const NoopMergeOperator kNoopMergeOperator;
+    GetContext probe(context_.user_comparator, &kNoopMergeOperator,
                      /*logger=*/nullptr,
                      /*statistics=*/nullptr, GetContext::kNotFound,
                      ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
@@ -208,9 +221,15 @@ const Cache::CacheItemHelper kCachedMediumValueHelper(
 
 // 16 bytes, as every RocksDB cache accepts: hash(DB id, file number) and
 // offset.
-std::string CacheKey(const std::string& db_id, const MediumPointer& pointer) {
+std::string CacheKey(const MediumReadContext& context,
+                     const MediumPointer& pointer) {
+  // A checkpoint keeps its source's DB id but numbers new files on its own:
+  // the directory tells them apart.
+  const std::string& dir = context.dirs.front();
+  const uint64_t dir_hash = Hash64(dir.data(), dir.size());
   std::string key;
-  PutFixed64(&key, Hash64(db_id.data(), db_id.size(), pointer.file_number));
+  PutFixed64(&key, Hash64(context.db_id.data(), context.db_id.size(),
+                          dir_hash ^ pointer.file_number));
   PutFixed64(&key, pointer.handle.offset);
   return key;
 }
@@ -223,7 +242,7 @@ Status HybridTableReader::ResolvePointer(const MediumPointer& pointer,
   Cache* cache = context_.block_cache.get();
   std::string cache_key;
   if (cache != nullptr) {
-    cache_key = CacheKey(context_.db_id, pointer);
+    cache_key = CacheKey(context_, pointer);
     if (Cache::Handle* h = cache->Lookup(cache_key)) {
       const auto* cached =
           static_cast<const CachedMediumValue*>(cache->Value(h));

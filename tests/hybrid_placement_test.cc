@@ -537,6 +537,45 @@ TEST(HybridPlacementTest, ShadowedEntriesAreNeverResolved) {
   EXPECT_EQ(after.medium_values_resolved - before.medium_values_resolved, 200u);
 }
 
+// Backward iteration over keys with several medium versions, with direction
+// changes: DBIter pins values while it looks for a key's newest visible
+// version, and a resolved value must stay valid exactly as long as it says.
+TEST(HybridPlacementTest, ReverseAndDirectionChangesOverVersions) {
+  test::ScratchDir dir("reverse");
+  Options options = MakeOptions();
+  options.disable_auto_compactions = true;
+  auto db = Open(options, dir.path());
+  Model model;
+  for (int version = 0; version < 3; ++version) {
+    for (int k = 0; k < 200; ++k) {
+      model[Key(k)] = std::string(150 + version,
+                                  static_cast<char>('a' + (k + version) % 26));
+      ASSERT_OK(db->Put(WriteOptions(), Key(k), model[Key(k)]));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+  }
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  auto m = model.rbegin();
+  for (it->SeekToLast(); it->Valid(); it->Prev(), ++m) {
+    ASSERT_EQ(it->key().ToString(), m->first);
+    ASSERT_EQ(it->value().ToString(), m->second);
+  }
+  ASSERT_OK(it->status());
+  it->Seek(Key(100));
+  for (int step = 0; step < 50; ++step) {  // zig-zag: Next twice, Prev once
+    const int k = 100 + step;
+    ASSERT_TRUE(it->Valid());
+    ASSERT_EQ(it->value().ToString(), model[Key(k)]);
+    it->Next();
+    ASSERT_EQ(it->value().ToString(), model[Key(k + 1)]);
+    it->Next();
+    it->Prev();
+    ASSERT_EQ(it->key().ToString(), Key(k + 1));
+    ASSERT_EQ(it->value().ToString(), model[Key(k + 1)]);
+  }
+  ASSERT_OK(it->status());
+}
+
 // Point reads of medium values go through the inner table's block cache.
 TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
   test::ScratchDir dir("cache");
@@ -564,6 +603,33 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
             after_first.medium_values_resolved + 1);
   EXPECT_EQ(after_second.resolve_bytes_read,
             after_first.resolve_bytes_read);  // a hit does not
+}
+
+// A merge result that is the existing (resolved) value itself, as the "max"
+// operator returns, survives the compaction.
+TEST(HybridPlacementTest, MergeResultThatIsTheBaseValue) {
+  test::ScratchDir dir("merge-max");
+  Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  ConfigOptions config;
+  ASSERT_OK(
+      MergeOperator::CreateFromString(config, "max", &options.merge_operator));
+  ASSERT_OK(ConfigureOptions(&options));
+  auto db = Open(options, dir.path());
+  const std::string base(300, 'z');
+  for (int k = 0; k < 100; ++k)
+    ASSERT_OK(db->Put(WriteOptions(), Key(k), base));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  for (int k = 0; k < 100; ++k)
+    ASSERT_OK(db->Merge(WriteOptions(), Key(k), "a"));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  for (int k = 0; k < 100; ++k) {
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(k), &v));
+    ASSERT_EQ(v, base) << Key(k);
+  }
 }
 
 // Merge operators and compaction filters see real values, never envelopes: a

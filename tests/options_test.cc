@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hybridkv/hybridkv.h"
+#include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/table.h"
@@ -268,6 +269,23 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
     EXPECT_NE(s.ToString().find(b.mentions), std::string::npos) << s.ToString();
     EXPECT_EQ(options.table_factory->Name(),
               std::string("BlockBasedTable"));  // unchanged
+  }
+  // Unsupported combinations say so.
+  {
+    Options udt;
+    ASSERT_OK(ConfigureOptions(&udt));
+    udt.comparator = BytewiseComparatorWithU64Ts();
+    Status st = udt.table_factory->ValidateOptions(DBOptions(udt),
+                                                   ColumnFamilyOptions(udt));
+    EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+    EXPECT_NE(st.ToString().find("timestamps"), std::string::npos);
+    Options paranoid;
+    ASSERT_OK(ConfigureOptions(&paranoid));
+    paranoid.paranoid_file_checks = true;
+    st = paranoid.table_factory->ValidateOptions(DBOptions(paranoid),
+                                                 ColumnFamilyOptions(paranoid));
+    EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+    EXPECT_NE(st.ToString().find("paranoid_file_checks"), std::string::npos);
   }
   // A min_blob_size that overlaps the medium band, set by hand.
   Options options;
