@@ -124,9 +124,11 @@ Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
   if (!s.ok()) {
     return s;
   }
-  std::unique_ptr<InternalIterator> it(reader->NewIterator(
-      ReadOptions(), nullptr, nullptr, /*skip_filters=*/true,
-      TableReaderCaller::kCompaction));
+  // The iterator keeps a reference to its ReadOptions: they must outlive it.
+  const ReadOptions read_options;
+  std::unique_ptr<InternalIterator> it(
+      reader->NewIterator(read_options, nullptr, nullptr, /*skip_filters=*/true,
+                          TableReaderCaller::kCompaction));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     MediumPointer p;
     if (ExtractValueType(it->key()) == kTypeBlobIndex &&

@@ -106,8 +106,10 @@ RawSstScan ScanSstRaw(const std::string& sst_path) {
   std::shared_ptr<TableFactory> stock(NewBlockBasedTableFactory());
   result.status = stock->NewTableReader(tro, std::move(file), size, &reader);
   if (!result.status.ok()) return result;
+  // The iterator keeps a reference to its ReadOptions: they must outlive it.
+  const ReadOptions read_options;
   std::unique_ptr<InternalIterator> it(reader->NewIterator(
-      ReadOptions(), nullptr, nullptr, false, TableReaderCaller::kCompaction));
+      read_options, nullptr, nullptr, false, TableReaderCaller::kCompaction));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     result.entries++;
     if (ExtractValueType(it->key()) == kTypeBlobIndex) {
