@@ -84,7 +84,6 @@ class MediumFileWriter {
   const std::string& path() const { return path_; }
   uint64_t num_records() const { return num_records_; }
   uint64_t value_bytes() const { return value_bytes_; }
-  uint64_t file_size() const { return offset_; }
 
  private:
   MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,

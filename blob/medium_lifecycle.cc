@@ -228,12 +228,6 @@ bool MediumFileTracker::seeded() const {
   return seeded_;
 }
 
-uint64_t MediumFileTracker::RefCount(uint64_t number) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = medium_refs_.find(number);
-  return it == medium_refs_.end() ? 0 : it->second;
-}
-
 MediumFileTracker* TrackerFor(const std::string& dir) {
   static std::mutex mu;
   static auto* registry =

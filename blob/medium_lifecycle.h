@@ -75,8 +75,6 @@ class MediumFileTracker {
   void EnsureSeeded();
 
   bool seeded() const;
-  // References to medium file `number` (for tests and statistics).
-  uint64_t RefCount(uint64_t number) const;
 
  private:
   Status SeedLocked();

@@ -98,9 +98,10 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
   return Status::OK();
 }
 
-Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
-                      const std::string& sst_path, MediumRefs* refs) {
-  refs->clear();
+Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& sst_path,
+                       const std::function<void(const Slice& internal_key,
+                                                const Slice& value)>& visit) {
   uint64_t size = 0;
   Status s = fs->GetFileSize(sst_path, IOOptions(), &size, nullptr);
   std::unique_ptr<RandomAccessFileReader> file;
@@ -111,6 +112,8 @@ Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
   if (!s.ok()) {
     return s;
   }
+  // The reader keeps references to these options, and the iterator to its
+  // ReadOptions: all of them outlive both.
   Options options;
   ImmutableOptions ioptions(options);
   EnvOptions env_options;
@@ -124,21 +127,29 @@ Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
   if (!s.ok()) {
     return s;
   }
-  // The iterator keeps a reference to its ReadOptions: they must outlive it.
   const ReadOptions read_options;
   std::unique_ptr<InternalIterator> it(
       reader->NewIterator(read_options, nullptr, nullptr, /*skip_filters=*/true,
                           TableReaderCaller::kCompaction));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    MediumPointer p;
-    if (ExtractValueType(it->key()) == kTypeBlobIndex &&
-        PeekMediumPointer(it->value(), &p)) {
-      MediumFileRef& ref = (*refs)[p.file_number];
-      ref.pointers++;
-      ref.record_bytes += p.handle.size;
-    }
+    visit(it->key(), it->value());
   }
   return it->status();
+}
+
+Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, MediumRefs* refs) {
+  refs->clear();
+  return ForEachRawEntry(fs, sst_path,
+                         [refs](const Slice& key, const Slice& value) {
+                           MediumPointer p;
+                           if (ExtractValueType(key) == kTypeBlobIndex &&
+                               PeekMediumPointer(value, &p)) {
+                             MediumFileRef& ref = (*refs)[p.file_number];
+                             ref.pointers++;
+                             ref.record_bytes += p.handle.size;
+                           }
+                         });
 }
 
 }  // namespace hybridkv

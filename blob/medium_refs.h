@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,14 @@ using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
 // same.
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
                      bool* known);
+
+// Reads every entry of the SST at `sst_path` with a stock BlockBasedTable
+// reader and compaction's view (no HybridKV code in between), calling `visit`
+// with each internal key and value.
+Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& sst_path,
+                       const std::function<void(const Slice& internal_key,
+                                                const Slice& value)>& visit);
 
 // Collects the references of an SST built without HybridKV by reading every
 // entry: the fallback when its properties cannot tell.

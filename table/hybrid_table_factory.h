@@ -62,8 +62,6 @@ class HybridTableFactory : public TableFactory {
   Status ValidateOptions(const DBOptions& db_opts,
                          const ColumnFamilyOptions& cf_opts) const override;
 
-  const HybridTableOptions& table_options() const { return options_; }
-
  private:
   HybridTableOptions options_;
 };

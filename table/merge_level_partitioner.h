@@ -30,7 +30,6 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   void SetFirstVetoedLevel(int level) const {
     first_vetoed_level_.store(level);
   }
-  int first_vetoed_level() const { return first_vetoed_level_.load(); }
 
  private:
   // Until configured, veto every move: always correct, at worst a rewrite too

@@ -10,12 +10,8 @@
 #include <memory>
 
 #include "db/dbformat.h"
-#include "file/random_access_file_reader.h"
-#include "options/cf_options.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/file_system.h"
-#include "rocksdb/table.h"
-#include "table/table_builder.h"
-#include "table/table_reader.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -85,44 +81,21 @@ std::vector<std::string> FilesWithSuffix(const std::string& dir,
 }
 
 RawSstScan ScanSstRaw(const std::string& sst_path) {
+  // Opening and walking the file is shared with the plugin; classifying each
+  // entry is done here, independently of HybridKV's own decoders.
   RawSstScan result;
-  auto fs = FileSystem::Default();
-  uint64_t size = 0;
-  result.status = fs->GetFileSize(sst_path, IOOptions(), &size, nullptr);
-  std::unique_ptr<RandomAccessFileReader> file;
-  if (result.status.ok()) {
-    result.status = RandomAccessFileReader::Create(fs, sst_path, FileOptions(),
-                                                   &file, nullptr);
-  }
-  if (!result.status.ok()) return result;
-  Options options;
-  ImmutableOptions ioptions(options);
-  EnvOptions env_options;
-  InternalKeyComparator icmp(BytewiseComparator());
-  std::shared_ptr<const SliceTransform> no_prefix;
-  TableReaderOptions tro(ioptions, no_prefix, env_options, icmp,
-                         /*block_protection_bytes_per_key=*/0);
-  std::unique_ptr<TableReader> reader;
-  std::shared_ptr<TableFactory> stock(NewBlockBasedTableFactory());
-  result.status = stock->NewTableReader(tro, std::move(file), size, &reader);
-  if (!result.status.ok()) return result;
-  // The iterator keeps a reference to its ReadOptions: they must outlive it.
-  const ReadOptions read_options;
-  std::unique_ptr<InternalIterator> it(reader->NewIterator(
-      read_options, nullptr, nullptr, false, TableReaderCaller::kCompaction));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    result.entries++;
-    if (ExtractValueType(it->key()) == kTypeBlobIndex) {
-      const Slice v = it->value();
-      if (!v.empty() && static_cast<unsigned char>(v[0]) == 0xB1) {
-        result.pointer_entries++;
-        result.pointer_bytes += v.size();
-      } else {
-        result.blob_index_entries++;
-      }
-    }
-  }
-  result.status = it->status();
+  result.status = ForEachRawEntry(
+      FileSystem::Default(), sst_path,
+      [&](const Slice& key, const Slice& value) {
+        result.entries++;
+        if (ExtractValueType(key) != kTypeBlobIndex) return;
+        if (!value.empty() && static_cast<unsigned char>(value[0]) == 0xB1) {
+          result.pointer_entries++;
+          result.pointer_bytes += value.size();
+        } else {
+          result.blob_index_entries++;
+        }
+      });
   return result;
 }
 

@@ -50,26 +50,12 @@ inline testing::AssertionResult AssertStatusOk(const char* expr,
   return testing::AssertionFailure() << expr << " returned " << s.ToString();
 }
 
-}  // namespace test
-}  // namespace hybridkv
-}  // namespace ROCKSDB_NAMESPACE
-
-// Each evaluates its argument once and accepts `<< message`.
-#define ASSERT_OK(s) \
-  ASSERT_PRED_FORMAT1(::ROCKSDB_NAMESPACE::hybridkv::test::AssertStatusOk, s)
-#define EXPECT_OK(s) \
-  EXPECT_PRED_FORMAT1(::ROCKSDB_NAMESPACE::hybridkv::test::AssertStatusOk, s)
-
-namespace ROCKSDB_NAMESPACE {
-namespace hybridkv {
-namespace test {
-
-// What a raw scan of one SST finds, read with stock BlockBasedTable (no
-// HybridKV code).
+// What a raw scan of one SST finds: read with a stock BlockBasedTable reader,
+// each entry classified here rather than by HybridKV's decoders.
 struct RawSstScan {
   uint64_t entries = 0;
-  uint64_t pointer_entries =
-      0;  // kTypeBlobIndex whose value carries the pointer tag
+  // kTypeBlobIndex entries whose value carries the pointer tag
+  uint64_t pointer_entries = 0;
   uint64_t pointer_bytes = 0;       // their values' total size
   uint64_t blob_index_entries = 0;  // BlobDB's own
   Status status;
@@ -82,3 +68,9 @@ RawSstScan ScanAllSstsRaw(const std::string& dir);
 }  // namespace test
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
+
+// Each evaluates its argument once and accepts `<< message`.
+#define ASSERT_OK(s) \
+  ASSERT_PRED_FORMAT1(::ROCKSDB_NAMESPACE::hybridkv::test::AssertStatusOk, s)
+#define EXPECT_OK(s) \
+  EXPECT_PRED_FORMAT1(::ROCKSDB_NAMESPACE::hybridkv::test::AssertStatusOk, s)
