@@ -4,10 +4,12 @@
 #include <gflags/gflags.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -43,6 +45,8 @@ DEFINE_string(
     "and 1004-byte values; SD 60/20/20, MD 20/60/20, LD 20/20/60 "
     "small/medium/large), "
     "or custom:<pct>:<bytes>,<pct>:<bytes>,... Overrides --value_size.");
+
+DECLARE_int64(seed);  // db_bench's
 
 namespace hybridkv_ext {
 namespace {
@@ -113,15 +117,51 @@ const std::vector<MixEntry>& Mix() {
   return mix;
 }
 
-std::string ReadProcSelfIo() {
+std::map<std::string, uint64_t> ReadProcSelfIo() {
+  std::map<std::string, uint64_t> io;
   std::ifstream in("/proc/self/io");
-  std::stringstream out;
-  std::string line;
-  while (std::getline(in, line)) {
-    out << "  " << line << "\n";
+  std::string name;
+  uint64_t value = 0;
+  while (in >> name >> value) {
+    if (!name.empty() && name.back() == ':') name.pop_back();
+    io[name] = value;
   }
-  return out.str();
+  return io;
 }
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct DiskBytes {
+  uint64_t sst = 0, blob = 0, medium = 0, other = 0;
+  uint64_t Data() const { return sst + blob + medium; }
+};
+
+DiskBytes ListDisk(DB* db) {
+  DiskBytes d;
+  std::vector<std::string> files;
+  ROCKSDB_NAMESPACE::Env* env = db->GetEnv();
+  const std::string dir = db->GetName();
+  if (!env->GetChildren(dir, &files).ok()) return d;
+  for (const std::string& f : files) {
+    uint64_t size = 0;
+    if (!env->GetFileSize(dir + "/" + f, &size).ok()) continue;
+    if (EndsWith(f, ".sst")) {
+      d.sst += size;
+    } else if (EndsWith(f, ".blob")) {
+      d.blob += size;
+    } else if (EndsWith(f, ".medium")) {
+      d.medium += size;
+    } else {
+      d.other += size;
+    }
+  }
+  return d;
+}
+
+double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 }  // namespace
 
@@ -164,7 +204,10 @@ void ApplyOptions(Options* options) {
 bool ValueSizeMixEnabled() { return !Mix().empty(); }
 
 unsigned int NextValueSize() {
-  thread_local std::mt19937_64 rng(std::random_device{}());
+  // Seeded from --seed, so every arm of an A/B run draws the same sizes.
+  static std::atomic<uint64_t> next_stream{0};
+  thread_local std::mt19937_64 rng(static_cast<uint64_t>(FLAGS_seed) * 1000003 +
+                                   next_stream.fetch_add(1));
   const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
   for (const MixEntry& e : Mix()) {
     if (u <= e.cumulative) return e.bytes;
@@ -176,38 +219,147 @@ void Report(DB* db) {
   if (db == nullptr) {
     return;
   }
+  using namespace ROCKSDB_NAMESPACE;
   std::printf("\n=== db_bench_ext report ===\n");
-  ROCKSDB_NAMESPACE::ColumnFamilyMetaData meta;
+  ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
   std::printf("LSM shape (default column family):\n");
+  int populated = 0;
+  std::string shape;
   for (const auto& level : meta.levels) {
     if (level.files.empty()) continue;
+    populated += level.level > 0 ? 1 : 0;
     std::printf("  L%d: %zu files, %" PRIu64 " bytes\n", level.level,
                 level.files.size(), level.size);
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%sL%d:%zu/%.1fM", shape.empty() ? "" : ",",
+                  level.level, level.files.size(), level.size / 1048576.0);
+    shape += buf;
   }
   std::printf("  blob files: %zu, %" PRIu64 " bytes\n", meta.blob_files.size(),
               meta.blob_file_size);
-  std::printf("Process I/O (/proc/self/io):\n%s", ReadProcSelfIo().c_str());
-  if (auto stats = db->GetOptions().statistics) {
-    using namespace ROCKSDB_NAMESPACE;
-    std::printf("RocksDB bytes: flush write %" PRIu64
-                ", compaction read %" PRIu64 ", compaction write %" PRIu64
-                ", blob write %" PRIu64 "\n",
-                stats->getTickerCount(FLUSH_WRITE_BYTES),
-                stats->getTickerCount(COMPACT_READ_BYTES),
-                stats->getTickerCount(COMPACT_WRITE_BYTES),
-                stats->getTickerCount(BLOB_DB_BLOB_FILE_BYTES_WRITTEN));
+  std::printf("  populated levels below L0: %d\n", populated);
+
+  // Space: what the DB keeps on disk for data, over the live user bytes.
+  const DiskBytes disk = ListDisk(db);
+  std::printf("On disk: sst %" PRIu64 ", blob %" PRIu64 ", medium %" PRIu64
+              ", other (WAL, MANIFEST, LOG...) %" PRIu64 " bytes\n",
+              disk.sst, disk.blob, disk.medium, disk.other);
+
+  YcsbSummary y;
+  const bool ycsb = FinishYcsb(&y);
+  auto stats = db->GetOptions().statistics;
+  auto ticker = [&](Tickers t) -> uint64_t {
+    return stats ? stats->getTickerCount(t) : 0;
+  };
+  // User operations and bytes: the YCSB driver counts them; for stock
+  // benchmarks, RocksDB statistics (needs --statistics).
+  uint64_t ops = 0, user_bytes = 0;
+  if (ycsb) {
+    ops = y.ops;
+    user_bytes = y.user_read_bytes + y.user_write_bytes;
+    std::printf("YCSB: %" PRIu64 " ops, %" PRIu64
+                " records; user bytes read %" PRIu64 ", written %" PRIu64
+                "; gets found %" PRIu64 ", not found %" PRIu64
+                "; scanned entries %" PRIu64 "\n",
+                y.ops, y.records, y.user_read_bytes, y.user_write_bytes,
+                y.found, y.not_found, y.scanned);
+    std::printf("  values written by class: small %" PRIu64 ", medium %" PRIu64
+                ", large %" PRIu64 "\n",
+                y.writes_by_class[0], y.writes_by_class[1],
+                y.writes_by_class[2]);
+    if (y.live_known) {
+      std::printf("  live user bytes by class: small %" PRIu64
+                  ", medium %" PRIu64 ", large %" PRIu64 "\n",
+                  y.live_by_class[0], y.live_by_class[1], y.live_by_class[2]);
+    }
+  } else if (stats) {
+    ops = ticker(NUMBER_KEYS_WRITTEN) + ticker(NUMBER_KEYS_READ) +
+          ticker(NUMBER_DB_SEEK);
+    user_bytes =
+        ticker(BYTES_WRITTEN) + ticker(BYTES_READ) + ticker(ITER_BYTES_READ);
   }
+  const double space_amp =
+      ycsb && y.live_known ? Ratio(disk.Data(), y.live_bytes) : 0.0;
+  if (space_amp > 0) {
+    std::printf("Space amplification: %.3f (sst+blob+medium %" PRIu64
+                " / live user bytes %" PRIu64 ")\n",
+                space_amp, disk.Data(), y.live_bytes);
+  } else {
+    std::printf("Space amplification: n/a (live user bytes unknown)\n");
+  }
+
+  // I/O: device bytes of the whole process (DB open included) over the user
+  // bytes of all requests; read and write parts add up to Parallax's I/O
+  // amplification.
+  auto io = ReadProcSelfIo();
+  std::printf("Process I/O (/proc/self/io): read_bytes %" PRIu64
+              ", write_bytes %" PRIu64 ", rchar %" PRIu64 ", wchar %" PRIu64
+              "\n",
+              io["read_bytes"], io["write_bytes"], io["rchar"], io["wchar"]);
+  const double amp_r = Ratio(io["read_bytes"], user_bytes);
+  const double amp_w = Ratio(io["write_bytes"], user_bytes);
+  std::printf("I/O amplification (device bytes / %" PRIu64
+              " user bytes): read %.3f, write %.3f, total %.3f\n",
+              user_bytes, amp_r, amp_w, amp_r + amp_w);
+  ROCKSDB_NAMESPACE::hybridkv::HybridStatistics hs;
+  const bool hybrid =
+      ROCKSDB_NAMESPACE::hybridkv::GetStatistics(db, &hs).ok() &&
+      (hs.medium_values_extracted > 0 || hs.small_values_flushed > 0);
+  if (stats) {
+    const uint64_t w_flush = ticker(FLUSH_WRITE_BYTES),
+                   w_compact = ticker(COMPACT_WRITE_BYTES),
+                   w_wal = ticker(WAL_FILE_BYTES),
+                   r_compact = ticker(COMPACT_READ_BYTES),
+                   r_sst = ticker(LAST_LEVEL_READ_BYTES) +
+                           ticker(NON_LAST_LEVEL_READ_BYTES),
+                   r_blob = ticker(BLOB_DB_BLOB_FILE_BYTES_READ),
+                   w_blob = ticker(BLOB_DB_BLOB_FILE_BYTES_WRITTEN);
+    std::printf("RocksDB statistics: write: flush %" PRIu64
+                ", compaction %" PRIu64 ", WAL %" PRIu64
+                " (blob files written %" PRIu64
+                ", part of flush/compaction); read: compaction %" PRIu64
+                ", SST reads %" PRIu64 ", blob file reads %" PRIu64 "\n",
+                w_flush, w_compact, w_wal, w_blob, r_compact, r_sst, r_blob);
+    const uint64_t medium_read =
+        hybrid ? hs.merge_bytes_read + hs.resolve_bytes_read : 0;
+    std::printf(
+        "I/O amplification from statistics: write %.3f "
+        "((flush+compaction+WAL) / user), read %.3f ((compaction "
+        "read + user-read SST and blob bytes + medium reads %" PRIu64
+        ") / user)\n",
+        Ratio(w_flush + w_compact + w_wal, user_bytes),
+        Ratio(r_compact + r_sst + r_blob + medium_read, user_bytes),
+        medium_read);
+  }
+
   rusage usage;
   getrusage(RUSAGE_SELF, &usage);
-  std::printf("CPU seconds: user %.2f, system %.2f\n",
-              usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6,
-              usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6);
-  ROCKSDB_NAMESPACE::hybridkv::HybridStatistics hs;
-  if (ROCKSDB_NAMESPACE::hybridkv::GetStatistics(db, &hs).ok() &&
-      (hs.medium_values_extracted > 0 || hs.small_values_flushed > 0)) {
+  const double cpu = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+                     usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+  std::printf(
+      "CPU seconds (all threads, whole process): user %.2f, system "
+      "%.2f; %.2f us per op\n",
+      usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6,
+      usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6,
+      Ratio(cpu * 1e6, ops));
+  std::printf(
+      "CPU cycles: not counted in-process; scripts/ab runs db_bench "
+      "under 'perf stat -e cycles' where the PMU is available\n");
+  if (hybrid) {
     std::printf("HybridKV:\n%s", hs.ToString().c_str());
   }
+  // One line for scripts: key=value, space separated.
+  std::printf("ext_summary: ops=%" PRIu64 " user_bytes=%" PRIu64
+              " read_bytes=%" PRIu64 " write_bytes=%" PRIu64
+              " io_amp_read=%.4f io_amp_write=%.4f disk_bytes=%" PRIu64
+              " live_bytes=%" PRIu64
+              " space_amp=%.4f cpu_s=%.3f"
+              " cpu_us_per_op=%.3f levels=%d shape=%s\n",
+              ops, user_bytes, io["read_bytes"], io["write_bytes"], amp_r,
+              amp_w, disk.Data(), ycsb && y.live_known ? y.live_bytes : 0,
+              space_amp, cpu, Ratio(cpu * 1e6, ops), populated,
+              shape.empty() ? "empty" : shape.c_str());
   std::fflush(stdout);
 }
 

@@ -1,0 +1,404 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// YCSB core workloads as db_bench benchmarks: ycsb_load and ycsb_a..ycsb_f.
+// Keys are YCSB's: "user" + the FNV-1a hash of the record number, zero-padded
+// to 24 bytes, so inserts land in random key order. Request distributions are
+// YCSB's scrambled zipfian (theta --ycsb_zipf) and, for ycsb_d, "latest".
+// Every write draws its value size from --value_size_mix (or --value_size),
+// so an update can move a key from one placement class to another.
+//
+// The driver remembers the value size of every record (2 bytes a record) and
+// keeps it next to the DB in <db>.ycsb-live, so later phases, run as separate
+// processes, still know the live logical bytes for space amplification.
+#include <gflags/gflags.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "plugin/hybridkv/db_bench_ext/hooks.h"
+#include "rocksdb/db.h"
+#include "rocksdb/iterator.h"
+
+// db_bench's own flags (tools/db_bench_tool.cc).
+DECLARE_int64(num);
+DECLARE_int64(reads);
+DECLARE_int64(seed);
+DECLARE_int32(threads);
+DECLARE_int32(duration);
+DECLARE_int32(value_size);
+DECLARE_int32(hybrid_medium_min_value_size);
+DECLARE_int32(hybrid_medium_max_value_size);
+
+DEFINE_double(ycsb_zipf, 0.99,
+              "YCSB: zipfian constant (theta) of the request distribution.");
+DEFINE_int64(ycsb_ops, -1,
+             "YCSB: operations of a ycsb_a..ycsb_f run, over all threads "
+             "(default: --reads if > 0, else --num). ycsb_load inserts --num.");
+DEFINE_int32(ycsb_max_scan_length, 100,
+             "YCSB E: scan lengths are uniform in 1..this.");
+
+namespace hybridkv_ext {
+namespace {
+
+using ROCKSDB_NAMESPACE::DB;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+using ROCKSDB_NAMESPACE::WriteOptions;
+
+constexpr size_t kKeySize = 24;
+
+enum class Workload { kLoad, kA, kB, kC, kD, kE, kF };
+
+struct Shares {  // percentages of each operation
+  int read, update, insert, scan, rmw;
+};
+
+Shares SharesOf(Workload w) {
+  switch (w) {
+    case Workload::kLoad:
+      return {0, 0, 100, 0, 0};
+    case Workload::kA:
+      return {50, 50, 0, 0, 0};
+    case Workload::kB:
+      return {95, 5, 0, 0, 0};
+    case Workload::kC:
+      return {100, 0, 0, 0, 0};
+    case Workload::kD:
+      return {95, 0, 5, 0, 0};
+    case Workload::kE:
+      return {0, 0, 5, 95, 0};
+    case Workload::kF:
+      return {50, 0, 0, 0, 50};
+  }
+  return {};
+}
+
+uint64_t Fnv64(uint64_t v) {  // YCSB's Utils.fnvhash64
+  uint64_t hash = 0xCBF29CE484222325ull;
+  for (int i = 0; i < 8; i++) {
+    hash ^= v & 0xff;
+    v >>= 8;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+void MakeKey(uint64_t record, char* out) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "user%020" PRIu64, Fnv64(record));
+  std::memcpy(out, buf, kKeySize);
+}
+
+// YCSB's ZipfianGenerator: item 0 is the most popular. Grows its item count
+// incrementally, as YCSB does for "latest" and inserts.
+class Zipfian {
+ public:
+  Zipfian(uint64_t items, double theta) : theta_(theta) {
+    zeta2_ = Zeta(0, 2, 0);
+    alpha_ = 1.0 / (1.0 - theta_);
+    zetan_ = Zeta(0, std::max<uint64_t>(items, 1), 0);
+    items_ = std::max<uint64_t>(items, 1);
+    Eta();
+  }
+  uint64_t Next(uint64_t items, double u) {
+    items = std::max<uint64_t>(items, 1);
+    if (items > items_) {
+      zetan_ = Zeta(items_, items, zetan_);
+      items_ = items;
+      Eta();
+    }
+    const double uz = u * zetan_;
+    if (uz < 1.0) return 0;
+    if (uz < 1.0 + std::pow(0.5, theta_))
+      return std::min<uint64_t>(1, items - 1);
+    const uint64_t r = static_cast<uint64_t>(
+        static_cast<double>(items) * std::pow(eta_ * u - eta_ + 1, alpha_));
+    return std::min(r, items - 1);
+  }
+
+ private:
+  double Zeta(uint64_t from, uint64_t to, double initial) const {
+    double sum = initial;
+    for (uint64_t i = from; i < to; i++) {
+      sum += 1.0 / std::pow(static_cast<double>(i + 1), theta_);
+    }
+    return sum;
+  }
+  void Eta() {
+    eta_ = (1 - std::pow(2.0 / static_cast<double>(items_), 1 - theta_)) /
+           (1 - zeta2_ / zetan_);
+  }
+  double theta_, zeta2_, alpha_, zetan_, eta_;
+  uint64_t items_;
+};
+
+// Shared by all threads of one process.
+struct State {
+  std::once_flag init;
+  Workload workload = Workload::kLoad;
+  std::string live_path;
+  std::atomic<bool> live_known{false};  // the sizes below cover every record
+  std::unique_ptr<std::atomic<uint16_t>[]> sizes;  // 0: no such record
+  uint64_t capacity = 0;
+  std::atomic<uint64_t> records{0};  // records inserted so far
+  std::atomic<uint64_t> next_load{0};
+  std::string value_pool;
+  YcsbSummary summary;
+  std::mutex summary_mu;
+} g;
+
+bool g_ran = false;
+
+unsigned int ClassOf(unsigned int bytes) {
+  if (bytes < static_cast<unsigned>(FLAGS_hybrid_medium_min_value_size)) {
+    return 0;
+  }
+  if (bytes <= static_cast<unsigned>(FLAGS_hybrid_medium_max_value_size)) {
+    return 1;
+  }
+  return 2;
+}
+
+uint64_t RunOps() {
+  if (g.workload == Workload::kLoad) return FLAGS_num;
+  if (FLAGS_ycsb_ops > 0) return FLAGS_ycsb_ops;
+  return FLAGS_reads > 0 ? FLAGS_reads : FLAGS_num;
+}
+
+void Init(DB* db) {
+  g.live_path = db->GetName() + ".ycsb-live";
+  uint64_t records = 0;
+  std::vector<uint16_t> loaded;
+  if (g.workload == Workload::kLoad) {
+    g.live_known = true;
+  } else {
+    std::ifstream in(g.live_path, std::ios::binary);
+    uint64_t n = 0;
+    if (in.read(reinterpret_cast<char*>(&n), sizeof(n))) {
+      loaded.resize(n);
+      if (in.read(reinterpret_cast<char*>(loaded.data()),
+                  static_cast<std::streamsize>(n * sizeof(uint16_t)))) {
+        records = n;
+        g.live_known = true;
+      }
+    }
+    if (!g.live_known) {
+      std::fprintf(stderr,
+                   "ycsb: %s missing; assuming --num=%" PRId64
+                   " records, live bytes unknown\n",
+                   g.live_path.c_str(), FLAGS_num);
+      records = FLAGS_num;
+    }
+  }
+  // Room for every insert this process may make, whichever benchmarks follow.
+  g.capacity = records + static_cast<uint64_t>(FLAGS_num) +
+               static_cast<uint64_t>(std::max<int64_t>(
+                   {FLAGS_reads, FLAGS_ycsb_ops, int64_t{0}})) +
+               1;
+  g.sizes.reset(new std::atomic<uint16_t>[g.capacity]);
+  for (uint64_t i = 0; i < g.capacity; i++) {
+    g.sizes[i].store(i < loaded.size() ? loaded[i] : 0,
+                     std::memory_order_relaxed);
+  }
+  g.records.store(records);
+  g.next_load.store(0);
+  std::mt19937_64 rng(static_cast<uint64_t>(FLAGS_seed) ^ 0x5eedull);
+  g.value_pool.resize(1 << 20);
+  for (auto& c : g.value_pool) c = static_cast<char>(rng());
+}
+
+}  // namespace
+
+bool IsYcsbBenchmark(const std::string& name) {
+  static const std::pair<const char*, Workload> kNames[] = {
+      {"ycsb_load", Workload::kLoad}, {"ycsb_a", Workload::kA},
+      {"ycsb_b", Workload::kB},       {"ycsb_c", Workload::kC},
+      {"ycsb_d", Workload::kD},       {"ycsb_e", Workload::kE},
+      {"ycsb_f", Workload::kF}};
+  for (const auto& n : kNames) {
+    if (name == n.first) {
+      g.workload = n.second;
+      return true;
+    }
+  }
+  return false;
+}
+
+void RunYcsbThread(DB* db, int tid, const ReadOptions& read_options,
+                   const WriteOptions& write_options,
+                   const std::function<void(OpKind)>& finished_op,
+                   const std::function<void(int64_t)>& add_bytes) {
+  std::call_once(g.init, Init, db);
+  g_ran = true;
+  const Workload w = g.workload;
+  const Shares shares = SharesOf(w);
+  const uint64_t threads = static_cast<uint64_t>(std::max(FLAGS_threads, 1));
+  const uint64_t total = RunOps();
+  const uint64_t my_ops =
+      total / threads + (static_cast<uint64_t>(tid) < total % threads ? 1 : 0);
+  std::mt19937_64 rng(static_cast<uint64_t>(FLAGS_seed) * 7919 +
+                      static_cast<uint64_t>(tid) + 1);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_int_distribution<int> pct(0, 99);
+  std::unique_ptr<Zipfian> zipf;
+  if (w != Workload::kLoad) {
+    zipf.reset(new Zipfian(g.records.load(), FLAGS_ycsb_zipf));
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(FLAGS_duration);
+  YcsbSummary local;
+  char key[kKeySize];
+  std::string value;
+
+  auto put = [&](uint64_t record) {
+    const unsigned int bytes = ValueSizeMixEnabled()
+                                   ? NextValueSize()
+                                   : static_cast<unsigned>(FLAGS_value_size);
+    const size_t off = rng() % (g.value_pool.size() - bytes);
+    MakeKey(record, key);
+    Status s = db->Put(write_options, Slice(key, kKeySize),
+                       Slice(g.value_pool.data() + off, bytes));
+    if (!s.ok()) {
+      std::fprintf(stderr, "ycsb: Put: %s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+    if (record < g.capacity) {
+      g.sizes[record].store(static_cast<uint16_t>(std::min(bytes, 65535u)),
+                            std::memory_order_relaxed);
+    } else {
+      g.live_known = false;  // racy but monotonic: only ever set to false
+    }
+    local.writes_by_class[ClassOf(bytes)]++;
+    local.user_write_bytes += kKeySize + bytes;
+    add_bytes(kKeySize + bytes);
+  };
+  auto choose = [&](bool latest) -> uint64_t {
+    const uint64_t n = g.records.load(std::memory_order_acquire);
+    const uint64_t z = zipf->Next(n, unit(rng));
+    if (latest) return n - 1 - z;
+    return Fnv64(z) % n;  // scrambled: popular records spread over the keys
+  };
+  auto get = [&](uint64_t record) {
+    MakeKey(record, key);
+    Status s = db->Get(read_options, Slice(key, kKeySize), &value);
+    if (s.ok()) {
+      local.user_read_bytes += kKeySize + value.size();
+      add_bytes(kKeySize + value.size());
+      local.found++;
+    } else if (s.IsNotFound()) {
+      local.not_found++;
+    } else {
+      std::fprintf(stderr, "ycsb: Get: %s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+  };
+  auto insert_new = [&]() {
+    const uint64_t record = g.records.load();
+    put(record);
+    g.records.fetch_add(1, std::memory_order_release);
+  };
+
+  for (uint64_t i = 0; i < my_ops; i++) {
+    if (FLAGS_duration > 0 && (i & 63) == 0 &&
+        std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+    if (w == Workload::kLoad) {
+      const uint64_t record = g.next_load.fetch_add(1);
+      put(record);
+      g.records.fetch_add(1, std::memory_order_release);
+      finished_op(OpKind::kWrite);
+      continue;
+    }
+    int p = pct(rng);
+    if ((p -= shares.read) < 0) {
+      get(choose(w == Workload::kD));
+      finished_op(OpKind::kRead);
+    } else if ((p -= shares.update) < 0) {
+      put(choose(false));
+      finished_op(OpKind::kUpdate);
+    } else if ((p -= shares.insert) < 0) {
+      insert_new();
+      finished_op(OpKind::kWrite);
+    } else if ((p -= shares.scan) < 0) {
+      MakeKey(choose(false), key);
+      const int len = 1 + static_cast<int>(rng() % FLAGS_ycsb_max_scan_length);
+      std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+          db->NewIterator(read_options));
+      int n = 0;
+      for (it->Seek(Slice(key, kKeySize)); it->Valid() && n < len;
+           it->Next(), n++) {
+        const uint64_t b = it->key().size() + it->value().size();
+        local.user_read_bytes += b;
+        add_bytes(static_cast<int64_t>(b));
+      }
+      if (!it->status().ok()) {
+        std::fprintf(stderr, "ycsb: scan: %s\n",
+                     it->status().ToString().c_str());
+        std::exit(1);
+      }
+      local.scanned += n;
+      finished_op(OpKind::kSeek);
+    } else {  // read-modify-write: one operation, as YCSB counts it
+      const uint64_t record = choose(false);
+      get(record);
+      put(record);
+      finished_op(OpKind::kUpdate);
+    }
+    local.ops++;
+  }
+  if (w == Workload::kLoad) local.ops = my_ops;
+  std::lock_guard<std::mutex> lock(g.summary_mu);
+  g.summary.ops += local.ops;
+  g.summary.user_read_bytes += local.user_read_bytes;
+  g.summary.user_write_bytes += local.user_write_bytes;
+  g.summary.found += local.found;
+  g.summary.not_found += local.not_found;
+  g.summary.scanned += local.scanned;
+  for (int c = 0; c < 3; c++) {
+    g.summary.writes_by_class[c] += local.writes_by_class[c];
+  }
+}
+
+bool FinishYcsb(YcsbSummary* summary) {
+  if (!g_ran) return false;
+  std::lock_guard<std::mutex> lock(g.summary_mu);
+  *summary = g.summary;
+  const uint64_t records = std::min(g.records.load(), g.capacity);
+  summary->records = records;
+  summary->live_known = g.live_known;
+  if (g.live_known) {
+    summary->live_bytes = 0;
+    for (uint64_t c = 0; c < 3; c++) summary->live_by_class[c] = 0;
+    std::vector<uint16_t> sizes(records);
+    for (uint64_t i = 0; i < records; i++) {
+      sizes[i] = g.sizes[i].load(std::memory_order_relaxed);
+      if (sizes[i] > 0) {
+        summary->live_bytes += kKeySize + sizes[i];
+        summary->live_by_class[ClassOf(sizes[i])] += kKeySize + sizes[i];
+      }
+    }
+    std::ofstream out(g.live_path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(&records), sizeof(records));
+    out.write(reinterpret_cast<const char*>(sizes.data()),
+              static_cast<std::streamsize>(records * sizeof(uint16_t)));
+    if (!out) {
+      std::fprintf(stderr, "ycsb: could not write %s\n", g.live_path.c_str());
+    }
+  }
+  return true;
+}
+
+}  // namespace hybridkv_ext
