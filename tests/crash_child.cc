@@ -1,0 +1,109 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// The child of the crash test (crash_test.cc): opens the DB, runs the
+// deterministic workload of crash_workload.h from operation `start`, and after
+// each acknowledged operation stores the count of acknowledged operations in
+// `progress_file` (8 bytes at offset 0). A second thread flushes and compacts
+// ranges meanwhile. It runs until the parent kills it with SIGKILL.
+//
+//   hybridkv_crash_child <db dir> <seed> <start> <progress file> <merge level>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "crash_workload.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+
+using namespace ROCKSDB_NAMESPACE;
+using namespace ROCKSDB_NAMESPACE::hybridkv;
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    fprintf(stderr,
+            "usage: %s <db dir> <seed> <start> <progress file> <merge level>\n",
+            argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  const uint64_t seed = std::strtoull(argv[2], nullptr, 10);
+  const uint64_t start = std::strtoull(argv[3], nullptr, 10);
+  const int merge_level = std::atoi(argv[5]);
+  const int progress = open(argv[4], O_WRONLY | O_CREAT, 0644);
+  if (progress < 0) {
+    perror("open progress file");
+    return 2;
+  }
+  auto report = [&](uint64_t n) {
+    if (pwrite(progress, &n, sizeof(n), 0) != sizeof(n)) std::abort();
+  };
+  report(start);
+  DB* raw = nullptr;
+  Status s = DB::Open(crash::MakeOptions(merge_level), dir, &raw);
+  if (!s.ok()) {
+    fprintf(stderr, "open: %s\n", s.ToString().c_str());
+    return 3;
+  }
+  std::unique_ptr<DB> db(raw);
+  std::atomic<bool> stop{false};
+  std::thread background([&] {
+    std::mt19937_64 rng(seed ^ start);
+    while (!stop.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 80));
+      if (rng() % 3 == 0) {
+        db->Flush(FlushOptions()).PermitUncheckedError();
+      } else {
+        const uint64_t a = rng() % crash::kKeys;
+        const std::string lo = crash::Key(a),
+                          hi = crash::Key(a + 1 + rng() % 600);
+        Slice l(lo), h(hi);
+        CompactRangeOptions cro;
+        cro.bottommost_level_compaction =
+            rng() % 4 == 0 ? BottommostLevelCompaction::kForce
+                           : BottommostLevelCompaction::kIfHaveCompactionFilter;
+        db->CompactRange(cro, &l, &h).PermitUncheckedError();
+      }
+    }
+  });
+  for (uint64_t i = start;; ++i) {
+    const crash::Op op = crash::MakeOp(seed, i);
+    WriteOptions wo;
+    wo.sync = op.sync;
+    switch (op.kind) {
+      case crash::Op::kPut:
+        s = db->Put(wo, op.entries[0].first, op.entries[0].second);
+        break;
+      case crash::Op::kDelete:
+        s = db->Delete(wo, op.entries[0].first);
+        break;
+      case crash::Op::kDeleteRange:
+        s = db->DeleteRange(wo, db->DefaultColumnFamily(), op.entries[0].first,
+                            op.entries[0].second);
+        break;
+      case crash::Op::kBatch: {
+        WriteBatch batch;
+        for (const auto& e : op.entries) {
+          s = batch.Put(e.first, e.second);
+          if (!s.ok()) break;
+        }
+        if (s.ok()) s = db->Write(wo, &batch);
+        break;
+      }
+    }
+    if (!s.ok()) {
+      fprintf(stderr, "op %llu: %s\n", static_cast<unsigned long long>(i),
+              s.ToString().c_str());
+      stop = true;
+      background.join();
+      return 4;
+    }
+    report(i + 1);
+  }
+}

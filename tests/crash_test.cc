@@ -1,0 +1,220 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// Crash test: a child process (crash_child.cc) loads and overwrites a mixed
+// small/medium/large workload with periodic synced writes, flushes and
+// compactions; the parent kills it with SIGKILL at a random moment, reopens the
+// DB and checks:
+//
+// - every acknowledged write is present, and nothing appears that was never
+//   written: the DB equals the expected state of exactly the acknowledged
+//   operations, or of those plus the one in flight (the workload is a pure
+//   function of the seed, crash_workload.h);
+// - DB::VerifyChecksum passes (SSTs, blob files and every referenced .medium
+//   file);
+// - once the listener has reconciled (any flush), no .medium file is left that
+//   no live SST references, and none that a live SST references is missing.
+//
+// The next child continues from the recovered state, so recovery flushes and
+// crash leftovers of every earlier iteration are exercised again. The merge
+// level varies between children (1, -1, -2).
+//
+//   HYBRIDKV_CRASH_ITERATIONS=<n>   kills per run (default 10)
+//   HYBRIDKV_SEED=<n>               workload seed
+//   HYBRIDKV_LONG=1                 kill for HYBRIDKV_LONG_SECONDS (default
+//   600)
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "crash_workload.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
+#include "rocksdb/db.h"
+#include "test_util.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+using Model = std::map<std::string, std::string>;
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+uint64_t EnvU64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? std::strtoull(v, nullptr, 10)
+                                      : fallback;
+}
+
+std::set<uint64_t> MediumFilesOnDisk(const std::string& dir) {
+  std::set<uint64_t> out;
+  for (const auto& name : test::FilesWithSuffix(dir, ".medium")) {
+    out.insert(std::strtoull(name.c_str(), nullptr, 10));
+  }
+  return out;
+}
+
+Status ReferencedMediumFiles(DB* db, std::set<uint64_t>* out) {
+  TablePropertiesCollection props;
+  Status s = db->GetPropertiesOfAllTables(&props);
+  for (const auto& [file, p] : props) {
+    if (!s.ok()) break;
+    MediumRefs refs;
+    bool known = false;
+    s = GetMediumRefs(*p, &refs, &known);
+    for (const auto& ref : refs) out->insert(ref.first);
+  }
+  return s;
+}
+
+// What differs between a scan and the model, for the failure message.
+std::string Diff(const std::vector<std::pair<std::string, std::string>>& scan,
+                 const Model& model) {
+  std::vector<std::pair<std::string, std::string>> expected(model.begin(),
+                                                            model.end());
+  size_t j = 0;
+  while (j < scan.size() && j < expected.size() && scan[j] == expected[j]) ++j;
+  std::string out = "first difference at entry " + std::to_string(j) + ": db ";
+  if (j < scan.size()) {
+    out += scan[j].first + " (" + scan[j].second.substr(0, 24) + "...)";
+  } else {
+    out += "<end>";
+  }
+  out += ", expected ";
+  if (j < expected.size()) {
+    out += expected[j].first + " (" + expected[j].second.substr(0, 24) + "...)";
+  } else {
+    out += "<end>";
+  }
+  return out + "; db has " + std::to_string(scan.size()) + " keys, expected " +
+         std::to_string(expected.size());
+}
+
+TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
+  const bool long_mode = EnvU64("HYBRIDKV_LONG", 0) != 0;
+  const uint64_t iterations =
+      long_mode ? UINT64_MAX : EnvU64("HYBRIDKV_CRASH_ITERATIONS", 10);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::seconds(EnvU64("HYBRIDKV_LONG_SECONDS", 600));
+  uint64_t seed = EnvU64("HYBRIDKV_SEED", 0);
+  if (seed == 0) seed = long_mode ? std::random_device()() : 20240611;
+  std::mt19937_64 rng(seed);
+  test::ScratchDir dir("crash");
+  const std::string db_path = dir.Sub("db");
+  const std::string progress_path = dir.Sub("progress");
+  const std::string child = HYBRIDKV_CRASH_CHILD;
+  SCOPED_TRACE("seed=" + std::to_string(seed) +
+               " (reproduce with HYBRIDKV_SEED=" + std::to_string(seed) + ")");
+
+  Model model;
+  uint64_t applied = 0;  // `model` holds operations [0, applied)
+  uint64_t in_flight_recovered = 0, medium_files_seen = 0;
+  uint64_t iter = 0;
+  for (; iter < iterations; ++iter) {
+    if (long_mode && std::chrono::steady_clock::now() >= deadline) break;
+    SCOPED_TRACE("iteration " + std::to_string(iter) + ", from operation " +
+                 std::to_string(applied));
+    static const int kMergeLevels[] = {-2, -1, 1};
+    const std::string args[] = {child,
+                                db_path,
+                                std::to_string(seed),
+                                std::to_string(applied),
+                                progress_path,
+                                std::to_string(kMergeLevels[iter % 3])};
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    // Early kills land in recovery and the first flushes; later ones amid
+    // compactions.
+    const uint64_t max_ms = long_mode ? 2500 : 900;
+    std::this_thread::sleep_for(std::chrono::milliseconds(30 + rng() % max_ms));
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    int wstatus = 0;
+    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(wstatus))
+        << "the child ended on its own, exit status "
+        << (WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+
+    uint64_t acked = 0;
+    {
+      const int fd = open(progress_path.c_str(), O_RDONLY);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(pread(fd, &acked, sizeof(acked), 0),
+                static_cast<ssize_t>(sizeof(acked)));
+      close(fd);
+    }
+    ASSERT_GE(acked, applied);
+    for (; applied < acked; ++applied) {
+      crash::Apply(crash::MakeOp(seed, applied), &model);
+    }
+    medium_files_seen += MediumFilesOnDisk(db_path).size();
+
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(crash::MakeOptions(-2), db_path, &raw));
+    std::unique_ptr<DB> db(raw);
+    const auto scan = test::ScanAll(db.get());
+    if (scan != Pairs(model.begin(), model.end())) {
+      // The operation in flight at the kill may have reached the WAL.
+      Model next = model;
+      crash::Apply(crash::MakeOp(seed, applied), &next);
+      ASSERT_TRUE((scan == Pairs(next.begin(), next.end())))
+          << "after " << acked
+          << " acknowledged operations: " << Diff(scan, model);
+      model.swap(next);
+      ++applied;
+      ++in_flight_recovered;
+    }
+    ASSERT_OK(db->VerifyChecksum());
+
+    // Any flush lets the listener reconcile: crash leftovers go.
+    ASSERT_OK(db->Put(WriteOptions(), "~reconcile", "x"));
+    ASSERT_OK(db->Delete(WriteOptions(), "~reconcile"));
+    ASSERT_OK(db->Flush(FlushOptions()));
+    std::set<uint64_t> referenced, orphans;
+    for (int tries = 0; tries < 100; ++tries) {
+      referenced.clear();
+      ASSERT_OK(ReferencedMediumFiles(db.get(), &referenced));
+      orphans.clear();
+      for (uint64_t m : MediumFilesOnDisk(db_path)) {
+        if (referenced.count(m) == 0) orphans.insert(m);
+      }
+      if (orphans.empty()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(orphans.empty())
+        << orphans.size() << " orphaned medium files, e.g. " << *orphans.begin()
+        << ".medium";
+    const auto on_disk = MediumFilesOnDisk(db_path);
+    for (uint64_t m : referenced) {
+      EXPECT_EQ(on_disk.count(m), 1u) << m << ".medium is referenced but gone";
+    }
+    ASSERT_OK(db->Close());
+    if (HasFailure()) break;
+  }
+  std::cout << "[CrashTest] seed=" << seed << ": " << iter
+            << " SIGKILL iterations survived, " << applied
+            << " operations, in-flight operation recovered "
+            << in_flight_recovered << " times, " << medium_files_seen
+            << " medium files found at the kills\n";
+  EXPECT_GT(medium_files_seen, 0u) << "the workload never left a medium file";
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
