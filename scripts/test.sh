@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything (installing dependencies with apt-get when missing) and runs the tests.
 #
-#   scripts/test.sh [--sanitize] [ctest args...]      e.g. scripts/test.sh -R Options
+#   scripts/test.sh [--sanitize] [--long] [ctest args...]      e.g. scripts/test.sh -R Options
 #
 # --sanitize builds and runs everything under AddressSanitizer and UndefinedBehaviorSanitizer
 # (its own build tree; the first build takes about as long as the normal one). ASan errors abort
@@ -10,17 +10,25 @@
 # The default set is fast. Longer runs sit behind environment variables, documented in README.md.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# --long runs the model-based and crash tests in their long modes (HYBRIDKV_LONG=1), for
+# HYBRIDKV_LONG_SECONDS each (default 600); scripts/stress has the db_stress runs.
 sanitize=0
-if [ "${1:-}" = "--sanitize" ]; then
-  sanitize=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) sanitize=1 ;;
+    --long) export HYBRIDKV_LONG=1 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 build_args=()
 [ $sanitize -eq 0 ] || build_args=(--sanitize)
 build=$("$REPO/scripts/build.sh" "${build_args[@]}" | tail -n 1)
 cd "$build"
 if [ $sanitize -eq 0 ]; then
-  exec ctest --output-on-failure --timeout 900 -j "$(nproc)" "$@"
+  timeout=900
+  [ -z "${HYBRIDKV_LONG:-}" ] || timeout=$((${HYBRIDKV_LONG_SECONDS:-600} * 2 + 300))
+  exec ctest --output-on-failure --timeout "$timeout" -j "$(nproc)" "$@"
 fi
 
 # Leaks in RocksDB's process-lifetime singletons are not ours to report.
