@@ -4,8 +4,8 @@
 // and the pointers (envelopes, see medium_pointer.h) that SSTs hold in their
 // place.
 //
-// May depend on: RocksDB (public and internal headers). Nothing else of
-// HybridKV.
+// May depend on: RocksDB (public and internal headers), and HybridKV's public
+// options (include/hybridkv), which medium_compactions.cc reads.
 //
 // Medium value file format, version 1. One file, `<number>.medium`, holds the
 // medium values of one flush output, in the SST's key order; it is written

@@ -1,11 +1,13 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "file/random_access_file_reader.h"
 #include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/medium_compactions.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "table/format.h"
@@ -61,6 +63,7 @@ void MediumFileTracker::ForgetLocked() {
   seeded_ = false;
   sst_refs_.clear();
   medium_refs_.clear();
+  file_bytes_.clear();
   written_here_.clear();
 }
 
@@ -104,15 +107,16 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     ScanMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, &refs)
         .PermitUncheckedError();
   }
-  RegisterLocked(sst_number, refs);
+  RegisterLocked(sst_number, props.column_family_id, refs);
 }
 
-void MediumFileTracker::RegisterLocked(uint64_t sst_number,
+void MediumFileTracker::RegisterLocked(uint64_t sst_number, uint32_t cf,
                                        const MediumRefs& refs) {
-  std::vector<uint64_t>& list = sst_refs_[sst_number];
-  for (const auto& ref : refs) {
-    list.push_back(ref.first);
-    medium_refs_[ref.first]++;
+  SstEntry& entry = sst_refs_[sst_number];
+  entry.cf = cf;
+  entry.refs = refs;
+  for (const auto& [number, ref] : refs) {
+    medium_refs_[number]++;
   }
 }
 
@@ -122,10 +126,10 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
   if (it == sst_refs_.end()) {
     return;
   }
-  const std::vector<uint64_t> mediums = std::move(it->second);
+  const MediumRefs refs = std::move(it->second.refs);
   sst_refs_.erase(it);
-  for (uint64_t m : mediums) {
-    UnrefLocked(m);
+  for (const auto& ref : refs) {
+    UnrefLocked(ref.first);
   }
 }
 
@@ -135,6 +139,7 @@ void MediumFileTracker::UnrefLocked(uint64_t medium_number) {
     return;
   }
   medium_refs_.erase(it);
+  file_bytes_.erase(medium_number);
   // Before seeding, SSTs this process has not heard of may still reference the
   // file.
   if (seeded_) {
@@ -210,7 +215,7 @@ Status MediumFileTracker::SeedLocked() {
         return s;  // retried at the next event; nothing is deleted meanwhile
       }
     }
-    RegisterLocked(number, refs);
+    RegisterLocked(number, props->column_family_id, refs);
   }
   seeded_ = true;
   // Leftovers of earlier sessions: no SST on disk points into them, and no
@@ -226,6 +231,71 @@ Status MediumFileTracker::SeedLocked() {
 bool MediumFileTracker::seeded() const {
   std::lock_guard<std::mutex> lock(mu_);
   return seeded_;
+}
+
+MediumFileTracker::Garbage MediumFileTracker::GetGarbage(
+    const std::set<uint64_t>* current) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Garbage g;
+  if (!seeded_) {
+    return g;  // SSTs this process has not heard of may hold references
+  }
+  struct Holders {
+    uint64_t live = 0;
+    uint32_t cf = 0;
+    std::vector<uint64_t> ssts;
+  };
+  std::map<uint64_t, Holders> by_file;
+  for (const auto& [sst, entry] : sst_refs_) {
+    if (current != nullptr && current->count(sst) == 0) continue;
+    for (const auto& [number, ref] : entry.refs) {
+      Holders& h = by_file[number];
+      h.live += ref.record_bytes;
+      h.cf = entry.cf;
+      h.ssts.push_back(sst);
+    }
+  }
+  const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
+  for (auto& [number, h] : by_file) {
+    auto size = file_bytes_.find(number);
+    if (size == file_bytes_.end()) {
+      // Medium files never change once written: one stat per file.
+      uint64_t bytes = 0;
+      if (!fs->GetFileSize(MediumFileName(dir_, number), IOOptions(), &bytes,
+                           nullptr)
+               .ok()) {
+        continue;  // still being written
+      }
+      size = file_bytes_.emplace(number, bytes).first;
+    }
+    const uint64_t live = std::min(h.live, size->second);
+    g.file_bytes += size->second;
+    g.live_bytes += live;
+    if (size->second > live) {
+      g.worst.push_back({number, size->second - live, h.cf, std::move(h.ssts)});
+    }
+  }
+  std::sort(g.worst.begin(), g.worst.end(), [](const auto& a, const auto& b) {
+    return a.dead_bytes > b.dead_bytes;
+  });
+  if (g.worst.size() > kWorstFilesReported) {
+    g.worst.resize(kWorstFilesReported);
+  }
+  return g;
+}
+
+std::vector<uint64_t> MediumFileTracker::WithReferences(
+    uint32_t cf, const std::vector<uint64_t>& sst_numbers) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint64_t> result;
+  for (uint64_t sst : sst_numbers) {
+    auto it = sst_refs_.find(sst);
+    if (it != sst_refs_.end() && it->second.cf == cf &&
+        !it->second.refs.empty()) {
+      result.push_back(sst);
+    }
+  }
+  return result;
 }
 
 MediumFileTracker* TrackerFor(const std::string& dir) {
@@ -264,12 +334,12 @@ void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
   TrackerFor(DirName(info.file_path))->EnsureSeeded();
 }
 
-void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
+void HybridKVListener::OnCompactionCompleted(DB* db,
                                              const CompactionJobInfo& info) {
-  for (const std::string& path : info.output_files) {
-    TrackerFor(DirName(path))->EnsureSeeded();
-    return;
+  if (!info.output_files.empty()) {
+    TrackerFor(DirName(info.output_files.front()))->EnsureSeeded();
   }
+  MaybeCompactMediumReferences(db, info);
 }
 
 }  // namespace hybridkv

@@ -21,6 +21,7 @@
 //   process did not write (crash leftovers).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -76,13 +77,55 @@ class MediumFileTracker {
 
   bool seeded() const;
 
+  // Medium bytes on disk against the bytes live SSTs still point to. A file is
+  // held whole while any SST references it, so pointers dropped by overwrites,
+  // or whose values were already written back inline, leave dead bytes that
+  // only go with the file. Exact between compactions; while a compaction's
+  // outputs and inputs both exist, the live figure counts both.
+  struct Garbage {
+    uint64_t file_bytes = 0;  // medium files referenced by some SST
+    uint64_t live_bytes = 0;  // records live SSTs point to
+    uint64_t dead_bytes() const {
+      return file_bytes > live_bytes ? file_bytes - live_bytes : 0;
+    }
+    // The files holding the most dead bytes, most first, each with the SSTs
+    // (all of one column family) that keep it.
+    struct HeldFile {
+      uint64_t number = 0;
+      uint64_t dead_bytes = 0;
+      uint32_t cf = 0;
+      std::vector<uint64_t> ssts;
+    };
+    std::vector<HeldFile> worst;
+  };
+  static constexpr size_t kWorstFilesReported = 16;
+  // With `current`, only those SSTs count as references (the SSTs of the
+  // current Versions: the others go when old Versions are released), and files
+  // that only other SSTs reference are left out.
+  Garbage GetGarbage(const std::set<uint64_t>* current = nullptr);
+
+  // At most one HybridKV rewrite (medium_compactions.h) runs per DB at a time.
+  bool TryBeginRewrite() { return !rewrite_running_.exchange(true); }
+  void EndRewrite() { rewrite_running_.store(false); }
+
+  // SSTs of column family `cf` among `sst_numbers` that reference medium
+  // files.
+  std::vector<uint64_t> WithReferences(
+      uint32_t cf, const std::vector<uint64_t>& sst_numbers) const;
+
  private:
+  struct SstEntry {
+    uint32_t cf = 0;
+    MediumRefs refs;
+  };
+
   Status SeedLocked();
-  void RegisterLocked(uint64_t sst_number, const MediumRefs& refs);
+  void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
   void DeleteMediumFileLocked(uint64_t number);
   void UnrefLocked(uint64_t medium_number);
 
   const std::string dir_;
+  std::atomic<bool> rewrite_running_{false};
   mutable std::mutex mu_;
   std::shared_ptr<FileSystem> fs_;
   std::weak_ptr<SstFileManager> sst_file_manager_;
@@ -91,9 +134,9 @@ class MediumFileTracker {
   std::string db_id_;
   std::string session_id_;
   bool seeded_ = false;
-  std::map<uint64_t, std::vector<uint64_t>>
-      sst_refs_;                              // SST number -> medium numbers
+  std::map<uint64_t, SstEntry> sst_refs_;     // by SST number
   std::map<uint64_t, uint64_t> medium_refs_;  // medium number -> SST count
+  std::map<uint64_t, uint64_t> file_bytes_;   // medium number -> file size
   std::set<uint64_t> building_;               // SST numbers being written now
   std::set<uint64_t> written_here_;           // by this session: not leftovers
 };

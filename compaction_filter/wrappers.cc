@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "logging/logging.h"
 #include "plugin/hybridkv/blob/envelope_resolver.h"
 #include "rocksdb/utilities/options_type.h"
 
@@ -12,12 +13,12 @@ namespace {
 
 std::unordered_map<std::string, OptionTypeInfo> filter_factory_type_info = {
     {"inner", OptionTypeInfo::AsCustomSharedPtr<CompactionFilterFactory>(
-                  0, OptionVerificationType::kByName, OptionTypeFlags::kNone)},
+                  0, OptionVerificationType::kByName, OptionTypeFlags::kAllowNull)},
 };
 
 std::unordered_map<std::string, OptionTypeInfo> merge_operator_type_info = {
     {"inner", OptionTypeInfo::AsCustomSharedPtr<MergeOperator>(
-                  0, OptionVerificationType::kByName, OptionTypeFlags::kNone)},
+                  0, OptionVerificationType::kByName, OptionTypeFlags::kAllowNull)},
 };
 
 Status MissingInner(const char* what) {
@@ -104,7 +105,13 @@ HybridKVCompactionFilterFactory::HybridKVCompactionFilterFactory(
 
 Status HybridKVCompactionFilterFactory::PrepareOptions(
     const ConfigOptions& config_options) {
-  if (inner_ == nullptr) return MissingInner(kClassName());
+  // RocksDB re-reads the OPTIONS file it writes with unsupported options
+  // ignored, and an inner filter the registry cannot create (any user class)
+  // then reads back as null; so does a loaded OPTIONS file, where stock RocksDB
+  // would drop such a filter alike. Only strict parsing makes it an error.
+  if (inner_ == nullptr && !config_options.ignore_unsupported_options) {
+    return MissingInner(kClassName());
+  }
   return CompactionFilterFactory::PrepareOptions(config_options);
 }
 
@@ -116,6 +123,9 @@ bool HybridKVCompactionFilterFactory::ShouldFilterTableFileCreation(
 std::unique_ptr<CompactionFilter>
 HybridKVCompactionFilterFactory::CreateCompactionFilter(
     const CompactionFilter::Context& context) {
+  if (inner_ == nullptr) {
+    return nullptr;  // see PrepareOptions
+  }
   std::unique_ptr<CompactionFilter> filter =
       inner_->CreateCompactionFilter(context);
   if (filter == nullptr) {
@@ -138,13 +148,24 @@ HybridKVMergeOperator::HybridKVMergeOperator(
 
 Status HybridKVMergeOperator::PrepareOptions(
     const ConfigOptions& config_options) {
-  if (inner_ == nullptr) return MissingInner(kClassName());
+  // As for HybridKVCompactionFilterFactory::PrepareOptions.
+  if (inner_ == nullptr && !config_options.ignore_unsupported_options) {
+    return MissingInner(kClassName());
+  }
   return MergeOperator::PrepareOptions(config_options);
 }
 
 bool HybridKVMergeOperator::FullMergeV3(
     const MergeOperationInputV3& merge_in,
     MergeOperationOutputV3* merge_out) const {
+  if (inner_ == nullptr) {
+    // Loaded from an OPTIONS file naming a merge operator this process cannot
+    // create: fail the merge (Corruption to the caller) rather than guess.
+    ROCKS_LOG_ERROR(merge_in.logger,
+                    "HybridKVMergeOperator: no inner merge operator; register "
+                    "it with the ObjectRegistry or set it in code.");
+    return false;
+  }
   if (const Slice* existing = std::get_if<Slice>(&merge_in.existing_value)) {
     bool is_pointer = false;
     std::string resolved;

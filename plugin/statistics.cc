@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "rocksdb/file_system.h"
@@ -45,8 +46,18 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
       }
     }
   }
+  const MediumFileTracker::Garbage g = TrackerFor(dir)->GetGarbage();
+  s.referenced_medium_file_bytes = g.file_bytes;
+  s.referenced_medium_live_bytes = g.live_bytes;
   *stats = s;
   return Status::OK();
+}
+
+double HybridStatistics::medium_space_amplification() const {
+  return referenced_medium_live_bytes == 0
+             ? 1.0
+             : static_cast<double>(referenced_medium_file_bytes) /
+                   static_cast<double>(referenced_medium_live_bytes);
 }
 
 std::string HybridStatistics::ToString() const {
@@ -64,15 +75,17 @@ std::string HybridStatistics::ToString() const {
            "medium: %" PRIu64 " values, %" PRIu64
            " bytes resolved by reads (%" PRIu64
            " bytes read)\n"
-           "medium: %" PRIu64 " files, %" PRIu64
-           " bytes on disk\n"
+           "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
+           " of %" PRIu64
+           " referenced bytes live (space amplification %.2f)\n"
            "large: %" PRIu64 " values left to BlobDB\n",
            small_values_flushed, small_bytes_flushed, medium_values_extracted,
            medium_bytes_extracted, medium_files_created, pointers_kept,
            medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
            merge_reads, medium_values_resolved, medium_bytes_resolved,
            resolve_bytes_read, live_medium_files, live_medium_bytes,
-           large_values_flushed);
+           referenced_medium_live_bytes, referenced_medium_file_bytes,
+           medium_space_amplification(), large_values_flushed);
   return buf;
 }
 

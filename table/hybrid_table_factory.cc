@@ -80,6 +80,14 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
     {"merge_level",
      {offsetof(struct HybridTableOptions, merge_level), OptionType::kInt,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"max_medium_garbage_ratio",
+     {offsetof(struct HybridTableOptions, max_medium_garbage_ratio),
+      OptionType::kDouble, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
+    {"require_listener",
+     {offsetof(struct HybridTableOptions, require_listener),
+      OptionType::kBoolean, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     // Serialized as a nested object,
     // `inner={id=BlockBasedTable;block_size=...}`, and compared in full when
     // RocksDB verifies a persisted OPTIONS file.
@@ -174,6 +182,13 @@ Status HybridTableFactory::ValidateOptions(
         std::to_string(uint64_t{o.medium_max_value_size} + 1) +
         ", as hybridkv::ConfigureOptions does.");
   }
+  if (!(o.max_medium_garbage_ratio >= 0 && o.max_medium_garbage_ratio < 1)) {
+    return Status::InvalidArgument(
+        "HybridTable: max_medium_garbage_ratio=" +
+        std::to_string(o.max_medium_garbage_ratio) +
+        " is outside [0, 1): it is the fraction of medium file bytes allowed "
+        "to be dead. Use e.g. 0.5, or 0 to disable.");
+  }
   const int num_levels = cf_opts.num_levels;
   if (o.merge_level >= num_levels || o.merge_level < -num_levels) {
     return Status::InvalidArgument(
@@ -187,13 +202,14 @@ Status HybridTableFactory::ValidateOptions(
     has_listener |= listener != nullptr &&
                     listener->IsInstanceOf(HybridKVListener::kClassName());
   }
-  if (!has_listener) {
+  if (!has_listener && o.require_listener) {
     return Status::InvalidArgument(
         "HybridTable needs its companion HybridKVListener in the DB's "
-        "`listeners`: it deletes "
-        "medium files once no SST references them. Add "
-        "listeners=HybridKVListener to the DB "
-        "options, or use hybridkv::ConfigureOptions.");
+        "`listeners`: it deletes medium files once no SST references them. "
+        "Add listeners=HybridKVListener to the DB options, or use "
+        "hybridkv::ConfigureOptions. (Tools that replace the listeners, such "
+        "as db_stress, can set require_listener=false: medium files are then "
+        "kept until the next open with the listener.)");
   }
   if (cf_opts.comparator != nullptr &&
       cf_opts.comparator->timestamp_size() > 0) {

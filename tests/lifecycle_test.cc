@@ -5,17 +5,27 @@
 // without garbage collection. Checks poll with a deadline; they never sleep and
 // hope.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 
 #include "hybridkv/hybridkv.h"
+#include "rocksdb/compaction_filter.h"
 #include "rocksdb/db.h"
+#include "rocksdb/merge_operator.h"
+#include "rocksdb/metadata.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -194,6 +204,407 @@ TEST(LifecycleTest, DestroyDbRemovesMediumFilesAndSecret) {
   db.reset();
   ASSERT_OK(hybridkv::DestroyDB(path, options));
   EXPECT_TRUE(options.env->FileExists(path).IsNotFound());
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+// Pointer entries found by raw scans of the SSTs of `db`'s default column
+// family at `min_level` and below.
+uint64_t PointersAtOrBelow(DB* db, int min_level) {
+  ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  uint64_t pointers = 0;
+  for (const LevelMetaData& level : meta.levels) {
+    if (level.level < min_level) continue;
+    for (const SstFileMetaData& f : level.files) {
+      test::RawSstScan scan =
+          test::ScanSstRaw(f.directory + "/" + f.relative_filename);
+      EXPECT_OK(scan.status);
+      pointers += scan.pointer_entries;
+    }
+  }
+  return pointers;
+}
+
+// A DB with auto compactions and small levels: level sizing as RocksDB 9
+// defaults (dynamic), so L0 files move straight into the last level while the
+// DB is small.
+Options SmallLevelsOptions() {
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.max_bytes_for_level_multiplier = 4;
+  options.level0_file_num_compaction_trigger = 2;
+  EXPECT_OK(ConfigureOptions(&options));
+  return options;
+}
+
+// Sequential keys never overlap, so RocksDB trivially moves every SST, and
+// moves into the last level are beyond the partitioner's veto. HybridKV
+// rewrites the moved SSTs that hold pointers, so none rests at the merge level
+// or below; a full compaction then leaves no pointer and no medium file.
+TEST(LifecycleTest, SequentialLoadEndsInline) {
+  test::ScratchDir dir("sequential");
+  Options options = SmallLevelsOptions();
+  auto db = Open(options, dir.path());
+  const int kKeys = 20000;
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, 1)));
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+  std::string moves;
+  ASSERT_TRUE(db->GetProperty("rocksdb.stats", &moves));
+  const int merge_level = options.num_levels - 2;  // merge_level=-2, dynamic
+  EXPECT_EQ(PointersAtOrBelow(db.get(), merge_level), 0u) << moves;
+  FullCompaction(db.get());
+  EXPECT_EQ(PointersAtOrBelow(db.get(), 0), 0u);
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }))
+      << MediumFiles(dir.path()) << " medium files left";
+  for (int i = 0; i < kKeys; i += 97) {
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &v));
+    ASSERT_EQ(v, Medium(i, 1));
+  }
+}
+
+// Zipfian overwrites leave most of each medium file dead while a few hot-key
+// pointers hold it. With max_medium_garbage_ratio, once compactions settle the
+// dead bytes are within the bound; the test prints the figure over time.
+TEST(LifecycleTest, SkewedOverwritesStayUnderGarbageBound) {
+  for (double ratio : {0.0, 0.5}) {
+    test::ScratchDir dir("skewed");
+    Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = 64 << 10;
+    options.target_file_size_base = 64 << 10;
+    options.max_bytes_for_level_base = 256 << 10;
+    options.max_bytes_for_level_multiplier = 4;
+    HybridOptions hybrid;
+    hybrid.table.max_medium_garbage_ratio = ratio;
+    ASSERT_OK(ConfigureOptions(&options, hybrid));
+    auto db = Open(options, dir.path());
+    const int kKeys = 60000;  // enough for levels above the merge level
+    for (int i = 0; i < kKeys; ++i) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, 0)));
+    }
+    // Zipf(0.99) over the keys, by inverse-CDF over precomputed weights.
+    std::vector<double> cdf(kKeys);
+    double sum = 0;
+    for (int i = 0; i < kKeys; ++i) cdf[i] = sum += 1.0 / std::pow(i + 1, 0.99);
+    std::mt19937_64 rng(301);
+    std::uniform_real_distribution<double> u(0, sum);
+    std::map<int, int> model;
+    std::printf("max_medium_garbage_ratio=%.1f: dead/held medium bytes:",
+                ratio);
+    for (int round = 0; round < 6; ++round) {
+      for (int n = 0; n < 15000; ++n) {
+        const int i = static_cast<int>(
+            std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
+        const int version = round * 100000 + n;
+        ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, version)));
+        model[i] = version;
+      }
+      HybridStatistics stats;
+      ASSERT_OK(GetStatistics(db.get(), &stats));
+      std::printf(" %.2f", 1.0 - 1.0 / stats.medium_space_amplification());
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+    HybridStatistics stats;
+    ASSERT_OK(GetStatistics(db.get(), &stats));
+    const double dead = static_cast<double>(stats.referenced_medium_file_bytes -
+                                            stats.referenced_medium_live_bytes);
+    std::printf(" | settled: %.2f (space amplification %.2f, %" PRIu64
+                " medium bytes held)\n",
+                dead / std::max<double>(1, stats.referenced_medium_file_bytes),
+                stats.medium_space_amplification(),
+                stats.referenced_medium_file_bytes);
+    if (ratio > 0) {
+      EXPECT_LE(dead, ratio * stats.referenced_medium_file_bytes)
+          << stats.ToString();
+    }
+    for (const auto& [i, version] : model) {
+      std::string v;
+      ASSERT_OK(db->Get(ReadOptions(), Key(i), &v));
+      ASSERT_EQ(v, Medium(i, version)) << i;
+    }
+  }
+}
+
+// A DB that opens without HybridKVListener (require_listener=false, for tools
+// such as db_stress that replace the listeners) reads and compacts normally and
+// keeps its medium files; the next open with the listener deletes the
+// unreferenced ones.
+TEST(LifecycleTest, WithoutListenerFilesWaitForTheNextOpen) {
+  test::ScratchDir dir("nolistener");
+  Options options = MakeOptions();
+  options.listeners.clear();
+  auto db_or = [&](const Options& o) {
+    DB* raw = nullptr;
+    Status s = DB::Open(o, dir.path(), &raw);
+    delete raw;
+    return s;
+  };
+  Status s = db_or(options);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("require_listener=false"), std::string::npos);
+  HybridTableOptions table;
+  table.require_listener = false;
+  options.table_factory = NewHybridTableFactory(table);
+  {
+    auto db = Open(options, dir.path());
+    Write(db.get(), 1000, 1);
+    Write(db.get(), 1000, 2);
+    FullCompaction(db.get());
+    EXPECT_EQ(MediumFiles(dir.path()), 2u);  // nothing deletes them
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(9), &v));
+    EXPECT_EQ(v, Medium(9, 2));
+  }
+  auto db = Open(MakeOptions(), dir.path());
+  Write(db.get(), 10, 3);  // the listener's first event reconciles
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 1; }));
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), Key(900), &v));
+  EXPECT_EQ(v, Medium(900, 2));
+}
+
+// Kills the writer (SIGKILL, in a child process) after a flush has written its
+// medium file and SST but before the flush commits. The reopened DB replays
+// the WAL, deletes the leftovers, and reads every acknowledged synced write.
+class KillOnTableFileCreated : public EventListener {
+ public:
+  void OnTableFileCreated(const TableFileCreationInfo&) override {
+    kill(getpid(), SIGKILL);
+  }
+};
+
+constexpr int kCrashKeys = 2000;
+constexpr char kCrashChildDir[] = "HYBRIDKV_CRASH_CHILD_DIR";
+
+// The child's side: a fresh exec of this binary with kCrashChildDir set. Not a
+// bare fork, because a forked copy of a process whose RocksDB thread pools
+// already run would have no threads to flush with. It runs as a gtest
+// environment, after static initialization and before any test.
+class CrashChild : public testing::Environment {
+ public:
+  void SetUp() override {
+    const char* dir = std::getenv(kCrashChildDir);
+    if (dir == nullptr) return;
+    Options options = MakeOptions();
+    options.listeners.push_back(std::make_shared<KillOnTableFileCreated>());
+    DB* raw = nullptr;
+    if (!DB::Open(options, dir, &raw).ok()) _exit(2);
+    WriteOptions synced;
+    synced.sync = true;
+    for (int i = 0; i < kCrashKeys; ++i) {
+      if (!raw->Put(synced, Key(i), Medium(i, 1)).ok()) _exit(3);
+    }
+    raw->Flush(FlushOptions()).PermitUncheckedError();
+    _exit(4);  // not reached: the listener kills the process first
+  }
+};
+testing::Environment* const crash_child =
+    testing::AddGlobalTestEnvironment(new CrashChild);
+
+TEST(LifecycleTest, CrashBetweenMediumWriteAndFlushCommit) {
+  test::ScratchDir dir("crash");
+  const int kKeys = kCrashKeys;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setenv(kCrashChildDir, dir.path().c_str(), 1);
+    // Environments set up only when some test runs: pick a trivial one.
+    execl("/proc/self/exe", "hybridkv_tests",
+          "--gtest_filter=SipHashTest.ReferenceVectors", nullptr);
+    _exit(5);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "child exited with " << status;
+  const auto leftovers = test::FilesWithSuffix(dir.path(), ".medium");
+  ASSERT_EQ(leftovers.size(), 1u);  // written, never committed
+
+  auto db = Open(MakeOptions(), dir.path());
+  ASSERT_OK(db->Flush(FlushOptions()));  // the recovered writes
+  EXPECT_TRUE(Eventually([&] {
+    auto now = test::FilesWithSuffix(dir.path(), ".medium");
+    return std::count(now.begin(), now.end(), leftovers[0]) == 0;
+  })) << leftovers[0]
+      << " was not deleted";
+  for (int i = 0; i < kKeys; ++i) {
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &v)) << i;
+    ASSERT_EQ(v, Medium(i, 1));
+  }
+  ASSERT_OK(db->VerifyChecksum());
+}
+
+// Two DBs with two column families each, interleaved writes, flushes and
+// compactions over 20+ tables per DB, checked against a model; medium files
+// exist exactly while SSTs reference them.
+TEST(LifecycleTest, TwoDbsTwoColumnFamiliesAgainstAModel) {
+  test::ScratchDir dir_a("scale-a"), dir_b("scale-b");
+  struct Instance {
+    std::string path;
+    std::unique_ptr<DB> db;
+    std::vector<ColumnFamilyHandle*> cfs;
+    std::map<std::string, std::string> model[2];
+  };
+  Instance dbs[2];
+  dbs[0].path = dir_a.path();
+  dbs[1].path = dir_b.path();
+  Options options = MakeOptions();
+  options.disable_auto_compactions = false;
+  options.level0_file_num_compaction_trigger = 3;
+  options.target_file_size_base = 64 << 10;
+  for (Instance& in : dbs) {
+    in.db = Open(options, in.path);
+    ColumnFamilyHandle* other = nullptr;
+    ASSERT_OK(in.db->CreateColumnFamily(options, "other", &other));
+    in.cfs = {in.db->DefaultColumnFamily(), other};
+  }
+  std::mt19937 rng(7);
+  int tables = 0;
+  for (int round = 0; round < 24; ++round) {
+    for (int d = 0; d < 2; ++d) {
+      Instance& in = dbs[(round + d) % 2];
+      const int c = static_cast<int>(rng() % 2);
+      for (int n = 0; n < 300; ++n) {
+        const std::string key = Key(static_cast<int>(rng() % 3000));
+        const int kind = static_cast<int>(rng() % 10);
+        if (kind == 0) {
+          ASSERT_OK(in.db->Delete(WriteOptions(), in.cfs[c], key));
+          in.model[c].erase(key);
+        } else {
+          // small, medium and large values
+          const size_t size = kind < 3 ? 20 : (kind < 9 ? 300 : 1500);
+          std::string value(size, static_cast<char>('a' + rng() % 26));
+          ASSERT_OK(in.db->Put(WriteOptions(), in.cfs[c], key, value));
+          in.model[c][key] = value;
+        }
+      }
+      ASSERT_OK(in.db->Flush(FlushOptions(), in.cfs[c]));
+      ++tables;
+      if (round % 6 == 5) {
+        CompactRangeOptions cro;
+        ASSERT_OK(in.db->CompactRange(cro, in.cfs[c], nullptr, nullptr));
+      }
+    }
+  }
+  EXPECT_GE(tables, 40);
+  for (Instance& in : dbs) {
+    ASSERT_OK(in.db->WaitForCompact(WaitForCompactOptions()));
+    for (int c = 0; c < 2; ++c) {
+      auto scanned = test::ScanAll(in.db.get(), in.cfs[c]);
+      ASSERT_EQ(scanned.size(), in.model[c].size());
+      auto it = in.model[c].begin();
+      for (const auto& [k, v] : scanned) {
+        ASSERT_EQ(k, it->first);
+        ASSERT_EQ(v, it->second) << k;
+        ++it;
+      }
+    }
+  }
+  // Full compactions write every value back inline: all medium files go.
+  for (Instance& in : dbs) {
+    for (auto* cf : in.cfs) {
+      CompactRangeOptions cro;
+      cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+      ASSERT_OK(in.db->CompactRange(cro, cf, nullptr, nullptr));
+    }
+    EXPECT_TRUE(Eventually([&] { return MediumFiles(in.path) == 0; }))
+        << in.path;
+    ASSERT_OK(in.db->DestroyColumnFamilyHandle(in.cfs[1]));
+  }
+}
+
+// A user compaction filter that drops keys by value content, and an appending
+// merge operator, give the same results as on stock RocksDB.
+class DropByValue : public CompactionFilter {
+ public:
+  bool Filter(int, const Slice&, const Slice& value, std::string*,
+              bool*) const override {
+    return !value.empty() && value[0] == 'x';  // decided on the real value
+  }
+  const char* Name() const override { return "DropByValue"; }
+};
+
+class Append : public AssociativeMergeOperator {
+ public:
+  bool Merge(const Slice&, const Slice* existing, const Slice& value,
+             std::string* result, Logger*) const override {
+    *result = existing ? existing->ToString() + "," : "";
+    result->append(value.data(), value.size());
+    return true;
+  }
+  const char* Name() const override { return "Append"; }
+};
+
+TEST(LifecycleTest, UserFilterAndMergeOperatorMatchStock) {
+  DropByValue filter;
+  std::map<std::string, std::string> results[2];
+  for (int hybrid = 0; hybrid < 2; ++hybrid) {
+    test::ScratchDir dir(hybrid ? "compat-hybrid" : "compat-stock");
+    Options options;
+    options.create_if_missing = true;
+    options.compaction_filter = &filter;
+    options.merge_operator = std::make_shared<Append>();
+    if (hybrid) ASSERT_OK(ConfigureOptions(&options));
+    auto db = Open(options, dir.path());
+    std::mt19937 rng(11);
+    for (int round = 0; round < 6; ++round) {
+      for (int n = 0; n < 500; ++n) {
+        const std::string key = Key(static_cast<int>(rng() % 400));
+        const char first = (rng() % 4 == 0) ? 'x' : 'v';
+        const size_t size = rng() % 3 == 0 ? 10 : 150;  // small or medium
+        std::string value = first + std::string(size, 'a' + round);
+        if (rng() % 3 == 0) {
+          ASSERT_OK(db->Merge(WriteOptions(), key, value));
+        } else {
+          ASSERT_OK(db->Put(WriteOptions(), key, value));
+        }
+      }
+      ASSERT_OK(db->Flush(FlushOptions()));
+      if (round % 2 == 1) FullCompaction(db.get());
+    }
+    FullCompaction(db.get());
+    for (const auto& [k, v] : test::ScanAll(db.get())) results[hybrid][k] = v;
+  }
+  EXPECT_GT(results[0].size(), 100u);
+  EXPECT_EQ(results[0], results[1]);
+}
+
+// A checkpoint opened elsewhere reads every value after its source DB has been
+// destroyed.
+TEST(LifecycleTest, CheckpointOutlivesDestroyedSource) {
+  test::ScratchDir dir("ckpt2-src"), out("ckpt2-out");
+  const std::string source = dir.Sub("db"), checkpoint = out.Sub("copy");
+  Options options = MakeOptions();
+  {
+    auto db = Open(options, source);
+    Write(db.get(), 1000, 1);
+    Write(db.get(), 300, 2);
+    ASSERT_OK(CreateCheckpoint(db.get(), checkpoint));
+  }
+  ASSERT_OK(hybridkv::DestroyDB(source, options));
+  ASSERT_TRUE(options.env->FileExists(source).IsNotFound());
+  auto copy = Open(options, checkpoint);
+  for (int i = 0; i < 1000; ++i) {
+    std::string v;
+    ASSERT_OK(copy->Get(ReadOptions(), Key(i), &v)) << i;
+    ASSERT_EQ(v, Medium(i, i < 300 ? 2 : 1));
+  }
 }
 
 }  // namespace

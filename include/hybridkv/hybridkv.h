@@ -50,6 +50,19 @@ struct HybridTableOptions {
   // whose output level is at or below the merge level write medium values back
   // inline.
   int merge_level = -2;
+  // The DB must list HybridKVListener, which deletes medium files once no SST
+  // references them. false lets a DB open without it, for tools that replace
+  // the listeners (db_stress): medium files are then never deleted while that
+  // DB is open, and the next open with the listener deletes the unreferenced
+  // ones. Reads and compactions are unaffected.
+  bool require_listener = true;
+  // A medium file is held whole while any SST points into it. When the dead
+  // bytes of all medium files (overwritten, or already written back inline)
+  // exceed this fraction of their size, HybridKV compacts the SSTs holding the
+  // file with the most dead bytes down to the merge level, which bounds the
+  // medium class's space amplification near 1 / (1 - ratio). 0 disables; must
+  // be below 1.
+  double max_medium_garbage_ratio = 0.5;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
 
@@ -96,6 +109,14 @@ struct HybridStatistics {
   // On disk now.
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
+  // Of the medium files that SSTs reference: their bytes, and the bytes of the
+  // records live SSTs still point to. The rest is held dead (see
+  // max_medium_garbage_ratio). 0 until HybridKV has read the DB's SSTs after
+  // open.
+  uint64_t referenced_medium_file_bytes = 0;
+  uint64_t referenced_medium_live_bytes = 0;
+  // referenced_medium_file_bytes / referenced_medium_live_bytes; 1 when none.
+  double medium_space_amplification() const;
 
   std::string ToString() const;
 };
