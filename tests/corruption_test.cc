@@ -228,8 +228,8 @@ TEST_P(MediumFileDamageTest, AffectedKeysFailNamingTheFileOthersRead) {
 INSTANTIATE_TEST_SUITE_P(Damages, MediumFileDamageTest,
                          testing::Values(Damage::kFlip, Damage::kTruncate,
                                          Damage::kDelete),
-                         [](const testing::TestParamInfo<Damage>& info) {
-                           switch (info.param) {
+                         [](const testing::TestParamInfo<Damage>& p) {
+                           switch (p.param) {
                              case Damage::kFlip:
                                return "Flip";
                              case Damage::kTruncate:
@@ -352,8 +352,8 @@ TEST_P(EnvelopeInSstTest, DamagedEnvelopeIsNeverWrongData) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fields, EnvelopeInSstTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Mac" : "Offset";
+                         [](const testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Mac" : "Offset";
                          });
 
 // Values that imitate envelopes: a genuine envelope of another key, one of an

@@ -425,8 +425,8 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"compaction_sst_append", FailingFS::kAppend, ".sst", true},
         FaultCase{"compaction_sst_sync", FailingFS::kSync, ".sst", true},
         FaultCase{"compaction_medium_read", FailingFS::kRead, ".medium", true}),
-    [](const testing::TestParamInfo<FaultCase>& info) {
-      return std::string(info.param.name);
+    [](const testing::TestParamInfo<FaultCase>& p) {
+      return std::string(p.param.name);
     });
 
 }  // namespace

@@ -716,8 +716,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ModelConfig{"mlm2_ratio_gc", -2, ClassifyBy::kRatio, true},
                     ModelConfig{"mlm2_ratio_nogc", -2, ClassifyBy::kRatio,
                                 false}),
-    [](const testing::TestParamInfo<ModelConfig>& info) {
-      return std::string(info.param.name);
+    [](const testing::TestParamInfo<ModelConfig>& p) {
+      return std::string(p.param.name);
     });
 
 }  // namespace
