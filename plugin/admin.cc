@@ -41,7 +41,16 @@ IOStatus LinkOrCopy(FileSystem* fs, const std::string& from,
 
 }  // namespace
 
+// Builds the checkpoint in a staging directory and renames it into place only
+// once the medium files and the secret are in it, so `checkpoint_dir` never
+// exists without them, even across a crash.
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
+  const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
+  if (fs->FileExists(checkpoint_dir, IOOptions(), nullptr).ok()) {
+    return Status::InvalidArgument("checkpoint directory " + checkpoint_dir +
+                                   " already exists; name a new one");
+  }
+  const std::string staging = checkpoint_dir + ".hybridkv-staging";
   Status s = db->DisableFileDeletions();
   if (!s.ok()) {
     return s;
@@ -50,11 +59,10 @@ Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
   s = Checkpoint::Create(db, &raw);
   std::unique_ptr<Checkpoint> checkpoint(raw);
   if (s.ok()) {
-    s = checkpoint->CreateCheckpoint(checkpoint_dir);
+    s = checkpoint->CreateCheckpoint(staging);
   }
   // Every medium file present now: the checkpoint's SSTs reference a subset,
   // and the rest are deleted as leftovers when the checkpoint is first opened.
-  const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   std::vector<std::string> children;
   if (s.ok()) {
     s = fs->GetChildren(db->GetName(), IOOptions(), &children, nullptr);
@@ -62,17 +70,40 @@ Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
   for (size_t i = 0; s.ok() && i < children.size(); ++i) {
     if (IsHybridKVFile(children[i])) {
       s = LinkOrCopy(fs.get(), db->GetName() + "/" + children[i],
-                     checkpoint_dir + "/" + children[i]);
+                     staging + "/" + children[i]);
+    }
+  }
+  Status enable = db->EnableFileDeletions();
+  if (s.ok()) {
+    std::unique_ptr<FSDirectory> dir;
+    s = fs->NewDirectory(staging, IOOptions(), &dir, nullptr);
+    if (s.ok()) {
+      s = dir->FsyncWithDirOptions(IOOptions(), nullptr, DirFsyncOptions());
     }
   }
   if (s.ok()) {
-    std::unique_ptr<FSDirectory> dir;
-    s = fs->NewDirectory(checkpoint_dir, IOOptions(), &dir, nullptr);
-    if (s.ok())
-      s = dir->FsyncWithDirOptions(IOOptions(), nullptr, DirFsyncOptions());
+    s = fs->RenameFile(staging, checkpoint_dir, IOOptions(), nullptr);
   }
-  Status enable = db->EnableFileDeletions();
-  return s.ok() ? enable : s;
+  if (s.ok()) {
+    std::unique_ptr<FSDirectory> parent;
+    s = fs->NewDirectory(DirName(checkpoint_dir), IOOptions(), &parent,
+                         nullptr);
+    if (s.ok()) {
+      s = parent->FsyncWithDirOptions(IOOptions(), nullptr, DirFsyncOptions());
+    }
+  }
+  if (!s.ok()) {  // leave nothing half-made behind
+    std::vector<std::string> made;
+    if (fs->GetChildren(staging, IOOptions(), &made, nullptr).ok()) {
+      for (const std::string& f : made) {
+        fs->DeleteFile(staging + "/" + f, IOOptions(), nullptr)
+            .PermitUncheckedError();
+      }
+      fs->DeleteDir(staging, IOOptions(), nullptr).PermitUncheckedError();
+    }
+    return s;
+  }
+  return enable;
 }
 
 Status DestroyDB(const std::string& name, const Options& options) {

@@ -596,6 +596,11 @@ TEST(LifecycleTest, CheckpointOutlivesDestroyedSource) {
     Write(db.get(), 1000, 1);
     Write(db.get(), 300, 2);
     ASSERT_OK(CreateCheckpoint(db.get(), checkpoint));
+    // Built in a staging directory and renamed into place whole.
+    EXPECT_TRUE(
+        options.env->FileExists(checkpoint + ".hybridkv-staging").IsNotFound());
+    Status again = CreateCheckpoint(db.get(), checkpoint);
+    EXPECT_TRUE(again.IsInvalidArgument()) << again.ToString();
   }
   ASSERT_OK(hybridkv::DestroyDB(source, options));
   ASSERT_TRUE(options.env->FileExists(source).IsNotFound());
