@@ -65,6 +65,10 @@ Status ResolveIfPointer(const Slice& candidate, const Slice& user_key,
   if (!MayBeMediumPointer(candidate)) {
     return Status::OK();
   }
+  // A checkpoint shares its source's secret and DB id, so a pointer may verify
+  // under several directories whose files of the same number differ by now:
+  // the one whose record has the pointer's key and checksum is the one.
+  Status first_error;
   for (const KnownDbSecret& known : KnownDbSecrets()) {
     MediumPointer pointer;
     if (!DecodeMediumPointer(known.secret, candidate, user_key, &pointer)) {
@@ -78,9 +82,14 @@ Status ResolveIfPointer(const Slice& candidate, const Slice& user_key,
     if (s.ok()) {
       s = file->Read(IOOptions(), pointer.handle, user_key, value);
     }
-    return s;
+    if (s.ok()) {
+      return s;
+    }
+    if (first_error.ok()) {
+      first_error = s;
+    }
   }
-  return Status::OK();
+  return first_error;
 }
 
 }  // namespace hybridkv

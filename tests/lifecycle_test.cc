@@ -615,3 +615,70 @@ TEST(LifecycleTest, CheckpointOutlivesDestroyedSource) {
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+// A checkpoint has its source's secret and DB id. With both open in one
+// process, each one's compactions resolve its own pointers for the wrapped
+// merge operator, though the other's file of the same number is gone.
+void MergeOntoEveryFifthAndCheck(DB* db, int version) {
+  for (int i = 0; i < 500; i += 5) {
+    ASSERT_OK(db->Merge(WriteOptions(), Key(i), "tail"));
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  // Merges onto pointed-to base values, above the merge level: the pointer
+  // reaches the merge operator, whose wrapper resolves it.
+  ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> l0;
+  for (const SstFileMetaData& f : meta.levels[0].files) l0.push_back(f.name);
+  ASSERT_OK(db->CompactFiles(CompactionOptions(), l0, /*output_level=*/1));
+  // Merged by the compaction, not left as operands for every read to redo
+  // (what a merge operator that fails with kMustMerge would leave).
+  for (int i = 0; i < 500; i += 5) {
+    std::vector<PinnableSlice> operands(4);
+    GetMergeOperandsOptions opts;
+    opts.expected_max_number_of_operands = 4;
+    int count = 0;
+    ASSERT_OK(db->GetMergeOperands(ReadOptions(), db->DefaultColumnFamily(),
+                                   Key(i), operands.data(), &opts, &count));
+    ASSERT_EQ(count, 1) << Key(i) << " still has unmerged operands";
+  }
+  for (int i = 0; i < 500; ++i) {
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &v)) << i;
+    ASSERT_EQ(v, Medium(i, version) + (i % 5 == 0 ? ",tail" : "")) << i;
+  }
+}
+
+TEST(LifecycleTest, CheckpointAndSourceOpenTogether) {
+  test::ScratchDir dir("both-src"), out("both-out");
+  Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.merge_operator = std::make_shared<Append>();
+  ASSERT_OK(ConfigureOptions(&options));
+  auto source = Open(options, dir.path());
+
+  // The copy's file goes; the source resolves its own.
+  Write(source.get(), 500, 1);
+  ASSERT_OK(CreateCheckpoint(source.get(), out.Sub("first")));
+  auto first = Open(options, out.Sub("first"));
+  FullCompaction(first.get());
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(out.Sub("first")) == 0; }));
+  MergeOntoEveryFifthAndCheck(source.get(), 1);
+
+  // The source's file goes; the copy resolves its own.
+  Write(source.get(), 500, 2);
+  ASSERT_OK(CreateCheckpoint(source.get(), out.Sub("second")));
+  auto second = Open(options, out.Sub("second"));
+  FullCompaction(source.get());
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
+  MergeOntoEveryFifthAndCheck(second.get(), 2);
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
