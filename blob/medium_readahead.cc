@@ -3,8 +3,28 @@
 
 #include <algorithm>
 
+#include "file/file_util.h"
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+
+MediumReadOptions::MediumReadOptions(const ReadOptions& ro)
+    : block_cache_only(ro.read_tier == kBlockCacheTier),
+      fill_cache(ro.fill_cache),
+      deadline(ro.deadline),
+      io_timeout(ro.io_timeout),
+      rate_limiter_priority(ro.rate_limiter_priority),
+      io_activity(ro.io_activity) {}
+
+IOStatus MediumReadOptions::PrepareIO(SystemClock* clock, IOOptions* io) const {
+  ReadOptions ro;
+  ro.deadline = deadline;
+  ro.io_timeout = io_timeout;
+  ro.rate_limiter_priority = rate_limiter_priority;
+  ro.io_activity = io_activity;
+  return PrepareIOFromReadOptions(
+      ro, clock != nullptr ? clock : SystemClock::Default().get(), *io);
+}
 
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const std::vector<std::string>& dirs, uint64_t number,
@@ -50,7 +70,7 @@ Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
   return Status::OK();
 }
 
-Status MediumReadahead::Read(const MediumPointer& pointer,
+Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
                              const Slice& user_key, std::string* value) {
   Cursor* c = nullptr;
   Status s = GetCursor(pointer.file_number, &c);
@@ -84,7 +104,7 @@ Status MediumReadahead::Read(const MediumPointer& pointer,
     }
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
-    s = file.ReadRange(IOOptions(), start, len, &c->buffer, &c->data);
+    s = file.ReadRange(io, start, len, &c->buffer, &c->data);
     if (!s.ok()) {
       c->data = Slice();
       return s;

@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -9,26 +10,46 @@
 
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "rocksdb/options.h"
+#include "rocksdb/system_clock.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Opens `<number>.medium` from the first of `dirs` that holds it. Medium files
-// live next to the SST that created them, which may be any of a column family's
-// paths.
+// What a medium read takes from the caller's ReadOptions: the read tier (a
+// kBlockCacheTier read must not do I/O), fill_cache, deadlines and I/O
+// priority.
+struct MediumReadOptions {
+  MediumReadOptions() = default;
+  explicit MediumReadOptions(const ReadOptions& ro);
+  // The IOOptions for a read now; TimedOut once the deadline has passed.
+  IOStatus PrepareIO(SystemClock* clock, IOOptions* io) const;
+
+  bool block_cache_only = false;
+  bool fill_cache = true;
+  std::chrono::microseconds deadline{0};
+  std::chrono::microseconds io_timeout{0};
+  Env::IOPriority rate_limiter_priority = Env::IO_TOTAL;
+  Env::IOActivity io_activity = Env::IOActivity::kUnknown;
+};
+
+// Opens `<number>.medium` from the first of `dirs` that holds it. Medium
+// files live next to the SST that created them, which may be any of a column
+// family's paths.
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const std::vector<std::string>& dirs, uint64_t number,
                         const FileOptions& file_options,
                         std::unique_ptr<MediumFileReader>* reader);
 
-// Reads pointed-to records when pointers arrive in key order: in a merge-level
-// compaction and in scans. Each medium file holds its records in key order, so
-// within one file the requested offsets move in one direction: each file is
-// read in chunks and each region is fetched once (Parallax's "sorted
-// segments"). A file's chunk starts at `initial_readahead` and doubles, up to
-// `max_readahead`, while reads stay sequential, so a short scan or an output
-// SST that needs a slice of a medium file does not pay for a whole megabyte.
-// Backward scans read chunks that end at the requested record. Not thread-safe.
+// Reads pointed-to records when pointers arrive in key order: in a
+// merge-level compaction and in scans. Each medium file holds its records in
+// key order, so within one file the requested offsets move in one direction:
+// each file is read in chunks and each region is fetched once (Parallax's
+// "sorted segments"). A file's chunk starts at `initial_readahead` and
+// doubles, up to `max_readahead`, while reads stay sequential, so a short
+// scan or an output SST that needs a slice of a medium file does not pay for
+// a whole megabyte. Backward scans read chunks that end at the requested
+// record. Not thread-safe.
 class MediumReadahead {
  public:
   // Supplies open medium files by number.
@@ -38,10 +59,10 @@ class MediumReadahead {
   MediumReadahead(FileProvider provider, size_t initial_readahead,
                   size_t max_readahead);
 
-  // Sets `*value` to the value `pointer` refers to, after checking the record's
-  // crc and that it belongs to `user_key`.
-  Status Read(const MediumPointer& pointer, const Slice& user_key,
-              std::string* value);
+  // Sets `*value` to the value `pointer` refers to, after checking the
+  // record's crc and that it belongs to `user_key`.
+  Status Read(const IOOptions& io, const MediumPointer& pointer,
+              const Slice& user_key, std::string* value);
 
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t reads_issued() const { return reads_issued_; }

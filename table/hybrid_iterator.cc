@@ -12,6 +12,7 @@ namespace hybridkv {
 
 HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
                                Mode mode, HybridTableReader* table,
+                               const MediumReadOptions& read,
                                bool allow_unprepared_value,
                                const SipKey& secret, bool scan)
     : inner_(inner),
@@ -19,8 +20,10 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       mode_(mode),
       table_(table),
       allow_unprepared_value_(allow_unprepared_value),
-      secret_(secret) {
-  if (scan && mode == Mode::kResolve) {
+      secret_(secret),
+      read_(read) {
+  // A read that allows the block cache only resolves through the cache.
+  if (scan && mode == Mode::kResolve && !read.block_cache_only) {
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
     // KiB.
     readahead_.reset(new MediumReadahead(
@@ -98,12 +101,16 @@ bool HybridIterator::Resolve() {
     value_.reset(new std::string());
   }
   if (readahead_ != nullptr) {
-    status_ = readahead_->Read(pointer_, MacKey(), value_.get());
+    IOOptions io;
+    status_ = read_.PrepareIO(table_->context().clock, &io);
+    if (status_.ok()) {
+      status_ = readahead_->Read(io, pointer_, MacKey(), value_.get());
+    }
     if (status_.ok()) {
       table_->RecordResolved(value_->size(), pointer_.handle.size);
     }
   } else {
-    status_ = table_->ResolvePointer(pointer_, MacKey(), value_.get());
+    status_ = table_->ResolvePointer(read_, pointer_, MacKey(), value_.get());
   }
   resolved_ = status_.ok();
   return resolved_;

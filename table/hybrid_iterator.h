@@ -34,8 +34,8 @@ class HybridIterator : public InternalIterator {
   // medium file, for iterators that visit neighbouring keys; otherwise each
   // value is one positioned read.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
-                 HybridTableReader* table, bool allow_unprepared_value,
-                 const SipKey& secret, bool scan);
+                 HybridTableReader* table, const MediumReadOptions& read,
+                 bool allow_unprepared_value, const SipKey& secret, bool scan);
   ~HybridIterator() override;
 
   void SetRangeDelReadSeqno(SequenceNumber read_seqno) override {
@@ -131,6 +131,7 @@ class HybridIterator : public InternalIterator {
   HybridTableReader* const table_;
   const bool allow_unprepared_value_;
   const SipKey secret_;
+  const MediumReadOptions read_;
   Status status_;
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;

@@ -190,7 +190,8 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
     case Mode::kInline:
       if (have_secret_ &&
           DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
-        status_ = merge_reader_->Read(pointer, mac_key, &value_buffer_);
+        status_ =
+            merge_reader_->Read(IOOptions(), pointer, mac_key, &value_buffer_);
         if (status_.ok()) {
           inlined_++;
           inlined_bytes_ += value_buffer_.size();

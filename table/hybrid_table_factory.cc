@@ -312,6 +312,7 @@ Status HybridTableFactory::NewTableReader(
       table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
   context.counters = CountersFor(dir);
+  context.clock = io.clock;
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
   }

@@ -73,11 +73,12 @@ InternalIterator* HybridTableReader::NewIterator(
   // destructor, so the wrapper lives in the same arena as the iterator it
   // wraps.
   if (arena != nullptr) {
-    return new (arena->AllocateAligned(sizeof(HybridIterator)))
-        HybridIterator(inner, /*inner_in_arena=*/true, mode, this,
-                       allow_unprepared_value, secret, scan);
+    return new (arena->AllocateAligned(sizeof(HybridIterator))) HybridIterator(
+        inner, /*inner_in_arena=*/true, mode, this,
+        MediumReadOptions(read_options), allow_unprepared_value, secret, scan);
   }
   return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
+                            MediumReadOptions(read_options),
                             allow_unprepared_value, secret, scan);
 }
 
@@ -236,7 +237,8 @@ std::string CacheKey(const MediumReadContext& context,
 
 }  // namespace
 
-Status HybridTableReader::ResolvePointer(const MediumPointer& pointer,
+Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
+                                         const MediumPointer& pointer,
                                          const Slice& user_key,
                                          std::string* value) {
   Cache* cache = context_.block_cache.get();
@@ -258,16 +260,25 @@ Status HybridTableReader::ResolvePointer(const MediumPointer& pointer,
       }
     }
   }
+  if (options.block_cache_only) {
+    return Status::Incomplete(
+        "HybridKV: medium value not in the block cache, and the read allows "
+        "no I/O (read_tier=kBlockCacheTier)");
+  }
+  IOOptions io;
+  Status s = options.PrepareIO(context_.clock, &io);
   std::shared_ptr<MediumFileReader> file;
-  Status s = GetMediumFile(pointer.file_number, &file);
   if (s.ok()) {
-    s = file->Read(IOOptions(), pointer.handle, user_key, value);
+    s = GetMediumFile(pointer.file_number, &file);
+  }
+  if (s.ok()) {
+    s = file->Read(io, pointer.handle, user_key, value);
   }
   if (!s.ok()) {
     return s;
   }
   RecordResolved(value->size(), pointer.handle.size);
-  if (cache != nullptr) {
+  if (cache != nullptr && options.fill_cache) {
     auto* entry =
         new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
     const size_t charge =

@@ -9,6 +9,7 @@
 
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
@@ -28,6 +29,7 @@ struct MediumReadContext {
   std::shared_ptr<Cache>
       block_cache;  // the inner table's; null when it has none
   DbCounters* counters = nullptr;
+  SystemClock* clock = nullptr;  // for ReadOptions::deadline
 };
 
 // Reads one HybridTable SST through the inner format's reader.
@@ -132,7 +134,9 @@ class HybridTableReader : public TableReader {
   }
 
   // Reads the value `pointer` refers to for `user_key` (without timestamp).
-  Status ResolvePointer(const MediumPointer& pointer, const Slice& user_key,
+  // Incomplete when `options` allow the block cache only and it misses.
+  Status ResolvePointer(const MediumReadOptions& options,
+                        const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
   // The DB secret, to check pointers handed to compactions; Corruption if it is
   // missing.

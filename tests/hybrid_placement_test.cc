@@ -605,6 +605,40 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
             after_first.resolve_bytes_read);  // a hit does not
 }
 
+// Medium reads follow the caller's ReadOptions: a kBlockCacheTier read does no
+// I/O (Incomplete when the value is not cached), and fill_cache=false leaves
+// the cache alone.
+TEST(HybridPlacementTest, MediumReadsHonourReadOptions) {
+  test::ScratchDir dir("readopts");
+  Options options = MakeOptions();
+  options.disable_auto_compactions = true;
+  auto db = Open(options, dir.path());
+  const std::string medium(500, 'm');
+  for (int k = 0; k < 100; ++k)
+    ASSERT_OK(db->Put(WriteOptions(), Key(k), medium));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), Key(42), &v));  // caches its data block
+  ReadOptions cache_only;
+  cache_only.read_tier = kBlockCacheTier;
+  ASSERT_OK(db->Get(cache_only, Key(42), &v));  // the value is cached too
+  EXPECT_EQ(v, medium);
+  // Key 43 shares the data block, but its medium value was never read.
+  Status s = db->Get(cache_only, Key(43), &v);
+  EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
+  ReadOptions no_fill;
+  no_fill.fill_cache = false;
+  ASSERT_OK(db->Get(no_fill, Key(43), &v));
+  EXPECT_EQ(v, medium);
+  s = db->Get(cache_only, Key(43), &v);
+  EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
+  // Iterators too.
+  std::unique_ptr<Iterator> it(db->NewIterator(cache_only));
+  it->Seek(Key(44));
+  EXPECT_TRUE(!it->Valid() && it->status().IsIncomplete())
+      << it->status().ToString();
+}
+
 // A merge result that is the existing (resolved) value itself, as the "max"
 // operator returns, survives the compaction.
 TEST(HybridPlacementTest, MergeResultThatIsTheBaseValue) {
