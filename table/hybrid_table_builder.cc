@@ -213,7 +213,7 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
         MediumFileWriter::Create(fs_, MediumFileName(dir_, file_number_),
                                  medium_file_options_, &medium_);
     if (!s.ok()) {
-      status_ = s;
+      status_ = medium_io_status_ = s;
       return;
     }
   }
@@ -221,7 +221,7 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
   pointer.file_number = file_number_;
   IOStatus s = medium_->Add(mac_key, value, &pointer.handle);
   if (!s.ok()) {
-    status_ = s;
+    status_ = medium_io_status_ = s;
     return;
   }
   value_buffer_.clear();
@@ -243,7 +243,9 @@ Status HybridTableBuilder::status() const {
   return status_.ok() ? inner_->status() : status_;
 }
 
-IOStatus HybridTableBuilder::io_status() const { return inner_->io_status(); }
+IOStatus HybridTableBuilder::io_status() const {
+  return medium_io_status_.ok() ? inner_->io_status() : medium_io_status_;
+}
 
 HybridTableBuilder::~HybridTableBuilder() {
   if (tracker_ != nullptr) {
@@ -261,7 +263,8 @@ Status HybridTableBuilder::Finish() {
   // The medium file is durable before the SST exists, and so before the version
   // edit that makes the SST live.
   if (medium_ != nullptr) {
-    status_ = medium_->Finish();
+    medium_io_status_ = medium_->Finish();
+    status_ = medium_io_status_;
     if (!status_.ok()) {
       closed_ = true;
       inner_->Abandon();

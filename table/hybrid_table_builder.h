@@ -92,6 +92,9 @@ class HybridTableBuilder : public TableBuilder {
   SipKey secret_;
   bool have_secret_ = false;
   Status status_;
+  // The medium file's write errors, which RocksDB's error handler classifies
+  // (retryable, no space) through io_status(), as it does the SST's.
+  IOStatus medium_io_status_;
   bool closed_ = false;  // the inner builder was finished or abandoned
 
   // The inner builder's collectors: RocksDB's, forwarded, plus our refs
