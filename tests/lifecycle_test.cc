@@ -682,3 +682,51 @@ TEST(LifecycleTest, CheckpointAndSourceOpenTogether) {
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+std::vector<std::string> FilesAt(DB* db, int level) {
+  ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> names;
+  for (const SstFileMetaData& f : meta.levels[level].files) {
+    names.push_back(f.name);
+  }
+  return names;
+}
+
+// A snapshot keeps an overwritten version's pointer in the compaction output,
+// and so its medium file; once released, the next compaction drops the
+// version and the file goes.
+TEST(LifecycleTest, SnapshotKeepsOverwrittenValuesFile) {
+  test::ScratchDir dir("snapshot");
+  auto db = Open(MakeOptions(), dir.path());
+  Write(db.get(), 300, 1);
+  const auto first = test::FilesWithSuffix(dir.path(), ".medium");
+  ASSERT_EQ(first.size(), 1u);
+  const Snapshot* snapshot = db->GetSnapshot();
+  Write(db.get(), 300, 2);
+  // Above the merge level: pointers move, both versions stay for the snapshot.
+  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 0), 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(MediumFiles(dir.path()), 2u);
+  ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot;
+  std::string v;
+  ASSERT_OK(db->Get(at_snapshot, Key(17), &v));
+  EXPECT_EQ(v, Medium(17, 1));
+  db->ReleaseSnapshot(snapshot);
+  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 1), 2));
+  EXPECT_TRUE(Eventually([&] {
+    auto now = test::FilesWithSuffix(dir.path(), ".medium");
+    return now.size() == 1 && now[0] != first[0];
+  }));
+  ASSERT_OK(db->Get(ReadOptions(), Key(17), &v));
+  EXPECT_EQ(v, Medium(17, 2));
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
