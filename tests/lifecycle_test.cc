@@ -155,14 +155,6 @@ TEST(LifecycleTest, TwoDbsInOneProcessKeepTheirOwnState) {
   EXPECT_EQ(v, Medium(3, 1));
 }
 
-}  // namespace
-}  // namespace hybridkv
-}  // namespace ROCKSDB_NAMESPACE
-
-namespace ROCKSDB_NAMESPACE {
-namespace hybridkv {
-namespace {
-
 TEST(LifecycleTest, CheckpointHoldsMediumFilesAndSecret) {
   test::ScratchDir dir("ckpt-src"), out("ckpt-out");
   const std::string checkpoint = out.Sub("checkpoint");
@@ -205,14 +197,6 @@ TEST(LifecycleTest, DestroyDbRemovesMediumFilesAndSecret) {
   ASSERT_OK(hybridkv::DestroyDB(path, options));
   EXPECT_TRUE(options.env->FileExists(path).IsNotFound());
 }
-
-}  // namespace
-}  // namespace hybridkv
-}  // namespace ROCKSDB_NAMESPACE
-
-namespace ROCKSDB_NAMESPACE {
-namespace hybridkv {
-namespace {
 
 // Pointer entries found by raw scans of the SSTs of `db`'s default column
 // family at `min_level` and below.
@@ -612,14 +596,6 @@ TEST(LifecycleTest, CheckpointOutlivesDestroyedSource) {
   }
 }
 
-}  // namespace
-}  // namespace hybridkv
-}  // namespace ROCKSDB_NAMESPACE
-
-namespace ROCKSDB_NAMESPACE {
-namespace hybridkv {
-namespace {
-
 // A checkpoint has its source's secret and DB id. With both open in one
 // process, each one's compactions resolve its own pointers for the wrapped
 // merge operator, though the other's file of the same number is gone.
@@ -678,14 +654,6 @@ TEST(LifecycleTest, CheckpointAndSourceOpenTogether) {
   EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
   MergeOntoEveryFifthAndCheck(second.get(), 2);
 }
-
-}  // namespace
-}  // namespace hybridkv
-}  // namespace ROCKSDB_NAMESPACE
-
-namespace ROCKSDB_NAMESPACE {
-namespace hybridkv {
-namespace {
 
 std::vector<std::string> FilesAt(DB* db, int level) {
   ColumnFamilyMetaData meta;
