@@ -42,10 +42,32 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 }
 
 MediumReadahead::MediumReadahead(FileProvider provider,
-                                 size_t initial_readahead, size_t max_readahead)
+                                 size_t initial_readahead, size_t max_readahead,
+                                 size_t buffer_budget)
     : provider_(std::move(provider)),
       initial_readahead_(initial_readahead),
-      max_readahead_(std::max(initial_readahead, max_readahead)) {}
+      max_readahead_(std::max(initial_readahead, max_readahead)),
+      buffer_budget_(buffer_budget) {}
+
+void MediumReadahead::FreeBuffersOverBudget(const Cursor* keep) {
+  while (buffered_ > buffer_budget_) {
+    Cursor* lru = nullptr;
+    for (auto& [number, cursor] : cursors_) {
+      if (&cursor != keep && cursor.buffer.capacity() > 0 &&
+          (lru == nullptr || cursor.last_use < lru->last_use)) {
+        lru = &cursor;
+      }
+    }
+    if (lru == nullptr) {
+      return;
+    }
+    // The cursor and its open file stay; its next read starts afresh.
+    buffered_ -= lru->buffer.capacity();
+    std::string().swap(lru->buffer);
+    lru->data = Slice();
+    lru->buffer_offset = 0;
+  }
+}
 
 Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
   auto it = cursors_.find(number);
@@ -55,6 +77,7 @@ Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
           cursors_.begin(), cursors_.end(), [](const auto& a, const auto& b) {
             return a.second.last_use < b.second.last_use;
           });
+      buffered_ -= lru->second.buffer.capacity();
       cursors_.erase(lru);
     }
     Cursor c;
@@ -95,6 +118,11 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
          (backward && h.offset + 2 * h.size >= c->buffer_offset))) {
       c->next_read_size = std::min(c->next_read_size * 2, max_readahead_);
     }
+    // The cursors share the budget; a chunk is never below the first size.
+    const size_t share =
+        std::max(initial_readahead_,
+                 buffer_budget_ / std::max<size_t>(1, cursors_.size()));
+    c->next_read_size = std::min(c->next_read_size, share);
     const uint64_t n = std::max<uint64_t>(c->next_read_size, h.size);
     uint64_t start = h.offset;
     if (backward && !c->data.empty()) {  // end the chunk at this record
@@ -104,11 +132,18 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     }
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
+    buffered_ -= c->buffer.capacity();
     s = file.ReadRange(io, start, len, &c->buffer, &c->data);
+    if (c->buffer.capacity() > 2 * len) {
+      c->buffer.shrink_to_fit();  // ReadRange may assign, keeping capacity
+      c->data = s.ok() ? Slice(c->buffer.data(), c->data.size()) : Slice();
+    }
+    buffered_ += c->buffer.capacity();
     if (!s.ok()) {
       c->data = Slice();
       return s;
     }
+    FreeBuffersOverBudget(c);
     c->buffer_offset = start;
     bytes_read_ += len;
     reads_issued_++;

@@ -49,7 +49,15 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 // doubles, up to `max_readahead`, while reads stay sequential, so a short
 // scan or an output SST that needs a slice of a medium file does not pay for
 // a whole megabyte. Backward scans read chunks that end at the requested
-// record. Not thread-safe.
+// record.
+//
+// A merge-level compaction of a randomly loaded DB draws from every medium
+// file at once, a few records from each in turn. So a cursor stays open per
+// file (up to kMaxOpenCursors), and `buffer_budget` bounds their buffers
+// together: with many files each chunk is smaller, but none is read twice.
+// (With 64 cursors, a 6M-key load's 200 medium files evicted each other's
+// chunks, and merges read 19 bytes per byte they wrote back inline.)
+// Not thread-safe.
 class MediumReadahead {
  public:
   // Supplies open medium files by number.
@@ -57,7 +65,7 @@ class MediumReadahead {
       uint64_t number, std::shared_ptr<MediumFileReader>* file)>;
 
   MediumReadahead(FileProvider provider, size_t initial_readahead,
-                  size_t max_readahead);
+                  size_t max_readahead, size_t buffer_budget);
 
   // Sets `*value` to the value `pointer` refers to, after checking the
   // record's crc and that it belongs to `user_key`.
@@ -76,14 +84,20 @@ class MediumReadahead {
     size_t next_read_size = 0;
     uint64_t last_use = 0;
   };
-  static constexpr size_t kMaxOpenCursors = 64;
+  // Open medium files; their buffers are bounded by the budget, not by this.
+  static constexpr size_t kMaxOpenCursors = 512;
 
   Status GetCursor(uint64_t number, Cursor** cursor);
+  // Frees the least recently used buffers, never `keep`'s, until the buffers
+  // fit the budget.
+  void FreeBuffersOverBudget(const Cursor* keep);
 
   const FileProvider provider_;
   const size_t initial_readahead_;
   const size_t max_readahead_;
+  const size_t buffer_budget_;
   std::map<uint64_t, Cursor> cursors_;
+  size_t buffered_ = 0;  // capacity of all cursors' buffers
   uint64_t clock_ = 0;
   uint64_t bytes_read_ = 0;
   uint64_t reads_issued_ = 0;

@@ -30,7 +30,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
         [table](uint64_t number, std::shared_ptr<MediumFileReader>* file) {
           return table->GetMediumFile(number, file);
         },
-        8 << 10, 256 << 10));
+        8 << 10, 256 << 10, /*buffer_budget=*/8 << 20));
   }
 }
 

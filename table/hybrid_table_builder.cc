@@ -143,7 +143,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
           if (io.ok()) *out = std::move(opened);
           return io;
         },
-        4 << 10, 1 << 20));
+        4 << 10, 1 << 20, /*buffer_budget=*/32 << 20));
   }
 }
 
