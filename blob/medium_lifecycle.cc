@@ -185,9 +185,14 @@ Status MediumFileTracker::SeedLocked() {
                                          nullptr);
     }
     std::unique_ptr<TableProperties> props;
-    if (s.ok()) {
-      s = ReadTableProperties(file.get(), size, kBlockBasedTableMagicNumber,
-                              ioptions, ReadOptions(), &props);
+    // The inner table format is not known here: try each of RocksDB's.
+    for (uint64_t magic :
+         {kBlockBasedTableMagicNumber, kPlainTableMagicNumber,
+          kLegacyPlainTableMagicNumber, kCuckooTableMagicNumber}) {
+      if (file == nullptr) break;
+      s = ReadTableProperties(file.get(), size, magic, ioptions, ReadOptions(),
+                              &props);
+      if (!s.IsCorruption()) break;  // a wrong magic number is Corruption
     }
     if (s.IsPathNotFound() || s.IsNotFound()) {
       continue;  // deleted since the listing

@@ -129,11 +129,14 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
   ro.iterate_lower_bound = nullptr;
   ro.iterate_upper_bound = nullptr;
   ro.prefix_same_as_start = false;
-  ro.total_order_seek = true;
+  // A seek to the key itself: its prefix, when it has one, is the right
+  // mode (and the only one some formats, such as PlainTable, implement).
+  const Slice lookup_user_key = ExtractUserKey(key);
+  ro.total_order_seek = prefix_extractor == nullptr ||
+                        !prefix_extractor->InDomain(lookup_user_key);
   std::unique_ptr<InternalIterator> it(
       NewIterator(ro, prefix_extractor, /*arena=*/nullptr, skip_filters,
                   TableReaderCaller::kUserGet));
-  const Slice lookup_user_key = ExtractUserKey(key);
   for (it->Seek(key); it->Valid(); it->Next()) {
     ParsedInternalKey parsed;
     Status s = ParseInternalKey(it->key(), &parsed, /*log_err_key=*/false);

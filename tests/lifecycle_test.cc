@@ -26,6 +26,8 @@
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/slice_transform.h"
+#include "rocksdb/table.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -693,6 +695,37 @@ TEST(LifecycleTest, SnapshotKeepsOverwrittenValuesFile) {
   }));
   ASSERT_OK(db->Get(ReadOptions(), Key(17), &v));
   EXPECT_EQ(v, Medium(17, 2));
+}
+
+// Seeding reads SST properties whatever the inner table format: with
+// PlainTable inside, a crash leftover goes and live files stay.
+TEST(LifecycleTest, ReconciliationWithPlainTableInside) {
+  test::ScratchDir dir("plain");
+  Options options = MakeOptions();
+  options.allow_mmap_reads = true;  // PlainTable reads through mmap
+  options.prefix_extractor.reset(NewFixedPrefixTransform(3));
+  PlainTableOptions plain;
+  plain.hash_table_ratio = 0;  // total order
+  HybridTableOptions table;
+  table.inner.reset(NewPlainTableFactory(plain));
+  options.table_factory = NewHybridTableFactory(table);
+  {
+    auto db = Open(options, dir.path());
+    Write(db.get(), 500, 1);
+    ASSERT_OK(db->Close());
+  }
+  const auto live = test::FilesWithSuffix(dir.path(), ".medium");
+  ASSERT_EQ(live.size(), 1u);
+  { std::ofstream(dir.Sub("999999.medium")) << "left over by a crash"; }
+  auto db = Open(options, dir.path());
+  Write(db.get(), 10, 2);  // any event lets the listener reconcile
+  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 2; }));
+  auto now = test::FilesWithSuffix(dir.path(), ".medium");
+  EXPECT_EQ(std::count(now.begin(), now.end(), "999999.medium"), 0);
+  EXPECT_EQ(std::count(now.begin(), now.end(), live[0]), 1);
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), Key(300), &v));
+  EXPECT_EQ(v, Medium(300, 1));
 }
 
 }  // namespace
