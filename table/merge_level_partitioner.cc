@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/merge_level_partitioner.h"
 
+#include "plugin/hybridkv/table/hybrid_table_factory.h"
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
@@ -31,6 +33,25 @@ std::unique_ptr<SstPartitioner> HybridKVPartitionerFactory::CreatePartitioner(
     const SstPartitioner::Context& context) const {
   return std::make_unique<MergeLevelPartitioner>(context.output_level <
                                                  first_vetoed_level_.load());
+}
+
+Status HybridKVPartitionerFactory::ValidateOptions(
+    const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
+  const TableFactory* table = cf_opts.table_factory.get();
+  if (table == nullptr ||
+      !table->IsInstanceOf(HybridTableFactory::kClassName())) {
+    return Status::InvalidArgument(
+        "HybridKVPartitioner is set on a column family whose table factory "
+        "is " +
+        std::string(table != nullptr ? table->Name() : "none") +
+        ", not HybridTable. If this column family was HybridTable, its SSTs "
+        "may still hold medium pointers, which only HybridTable can read. To "
+        "switch back safely: open with HybridTable, run CompactRange with "
+        "bottommost_level_compaction=kForce (no pointers remain), then remove "
+        "sst_partitioner_factory=HybridKVPartitioner along with the table "
+        "factory.");
+  }
+  return SstPartitionerFactory::ValidateOptions(db_opts, cf_opts);
 }
 
 }  // namespace hybridkv

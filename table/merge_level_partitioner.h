@@ -25,6 +25,13 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   std::unique_ptr<SstPartitioner> CreatePartitioner(
       const SstPartitioner::Context& context) const override;
 
+  // DB::Open validates it with each column family's options: set without
+  // HybridTable, it means the table factory was switched away from HybridTable
+  // while SSTs may still hold pointers that no other factory can read. Refused,
+  // naming the safe way back.
+  Status ValidateOptions(const DBOptions& db_opts,
+                         const ColumnFamilyOptions& cf_opts) const override;
+
   // Trivial moves whose output level is >= `level` are vetoed. Safe to call on
   // a factory already in use: moves that start later see the new level.
   void SetFirstVetoedLevel(int level) const {

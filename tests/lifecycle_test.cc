@@ -728,6 +728,36 @@ TEST(LifecycleTest, ReconciliationWithPlainTableInside) {
   EXPECT_EQ(v, Medium(300, 1));
 }
 
+// Switching a column family's table factory away from HybridTable while its
+// companions stay (an edited OPTIONS file) is refused by name; the documented
+// way back works.
+TEST(LifecycleTest, SwitchingAwayFromHybridTableIsRefused) {
+  test::ScratchDir dir("switch");
+  Options hybrid = MakeOptions();
+  {
+    auto db = Open(hybrid, dir.path());
+    Write(db.get(), 200, 1);  // pointers in the SST
+  }
+  Options switched = hybrid;
+  switched.table_factory.reset(NewBlockBasedTableFactory());
+  DB* raw = nullptr;
+  Status s = DB::Open(switched, dir.path(), &raw);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("bottommost_level_compaction=kForce"),
+            std::string::npos)
+      << s.ToString();
+  delete raw;
+  {
+    auto db = Open(hybrid, dir.path());
+    FullCompaction(db.get());
+  }
+  Options stock;  // plain RocksDB, no HybridKV component
+  auto db = Open(stock, dir.path());
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), Key(150), &v));
+  EXPECT_EQ(v, Medium(150, 1));
+}
+
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
