@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds RocksDB 9.10.0 in-tree with the HybridKV plugin, its stock tools, and our tests.
 #
-#   scripts/build.sh [--sanitize] [target ...]     (default targets: see DEFAULT_TARGETS)
+#   scripts/build.sh [--sanitize|--debug] [target ...]   (default targets: see DEFAULT_TARGETS)
+#
+# --sanitize: AddressSanitizer and UndefinedBehaviorSanitizer. --debug: RocksDB's debug build
+# (assertions, and the kill points db_crashtest.py's whitebox mode needs).
 #
 # The build tree lives outside the repository, in $HYBRIDKV_CACHE (default ~/.cache/hybridkv),
 # keyed by RocksDB version and build flags, and compiles through ccache, so a rebuild after a
@@ -17,11 +20,13 @@ ROCKSDB_VERSION=9.10.0
 DEFAULT_TARGETS=(rocksdb db_bench db_bench_ext ldb sst_dump db_stress hybridkv_tests)
 
 sanitize=0
+debug=0
 targets=()
 for arg in "$@"; do
   case "$arg" in
     --sanitize) sanitize=1 ;;
-    -*) echo "usage: $0 [--sanitize] [target ...]" >&2; exit 2 ;;
+    --debug) debug=1 ;;
+    -*) echo "usage: $0 [--sanitize|--debug] [target ...]" >&2; exit 2 ;;
     *) targets+=("$arg") ;;
   esac
 done
@@ -54,9 +59,11 @@ if [ ! -f "$src/.hybridkv-extracted" ]; then
 fi
 flock -u 7
 
+build_type=Release  # NDEBUG and -fno-rtti, as RocksDB release builds
+[ $debug -eq 0 ] || build_type=Debug  # assertions and RTTI, as RocksDB debug builds
 cmake_args=(
   -G Ninja
-  -DCMAKE_BUILD_TYPE=Release  # NDEBUG and -fno-rtti, as RocksDB release builds
+  -DCMAKE_BUILD_TYPE=$build_type
   -DPORTABLE=1
   -DWITH_LIBURING=ON -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZSTD=ON -DWITH_ZLIB=ON -DWITH_BZ2=ON
   -DWITH_GFLAGS=ON
@@ -69,6 +76,8 @@ flavor=release
 if [ $sanitize -eq 1 ]; then
   cmake_args+=(-DWITH_ASAN=ON -DWITH_UBSAN=ON)
   flavor=asan-ubsan
+elif [ $debug -eq 1 ]; then
+  flavor=debug
 fi
 key=$(printf '%s\n' "$ROCKSDB_VERSION" "${cmake_args[@]}" "$(c++ --version | head -n 1)" | sha256sum | cut -c1-10)
 build=$CACHE_DIR/build/rocksdb-$ROCKSDB_VERSION-$flavor-$key
