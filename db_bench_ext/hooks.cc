@@ -38,6 +38,10 @@ DEFINE_double(hybrid_medium_large_ratio, 0.02,
 DEFINE_int32(
     hybrid_merge_level, -2,
     "HybridKV merge level: >= 0 absolute, < 0 counted from the deepest level.");
+DEFINE_double(hybrid_max_medium_garbage_ratio, 0.5,
+              "HybridKV: dead fraction of held medium bytes past which SSTs "
+              "pinning the worst medium file are compacted to the merge level; "
+              "0 disables.");
 DEFINE_string(
     value_size_mix, "",
     "Value sizes drawn from a mix: S, M, L, SD, MD, LD (Parallax's Table 4.1: "
@@ -187,6 +191,7 @@ void ApplyOptions(Options* options) {
   t.small_medium_ratio = FLAGS_hybrid_small_medium_ratio;
   t.medium_large_ratio = FLAGS_hybrid_medium_large_ratio;
   t.merge_level = FLAGS_hybrid_merge_level;
+  t.max_medium_garbage_ratio = FLAGS_hybrid_max_medium_garbage_ratio;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
   ROCKSDB_NAMESPACE::Status s =
       ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);
@@ -195,10 +200,10 @@ void ApplyOptions(Options* options) {
   }
   std::fprintf(stdout,
                "HybridKV: enabled (medium %u..%u bytes by %s, merge level %d, "
-               "min_blob_size %" PRIu64 ")\n",
+               "max_medium_garbage_ratio %.2f, min_blob_size %" PRIu64 ")\n",
                t.medium_min_value_size, t.medium_max_value_size,
                FLAGS_hybrid_classify_by.c_str(), t.merge_level,
-               options->min_blob_size);
+               t.max_medium_garbage_ratio, options->min_blob_size);
 }
 
 bool ValueSizeMixEnabled() { return !Mix().empty(); }
