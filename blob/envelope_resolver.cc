@@ -16,6 +16,12 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
+IOOptions CurrentIO() {
+  IOOptions io;
+  io.io_activity = CurrentIOActivity();
+  return io;
+}
+
 // Recently used medium files, keyed by (dir, DB id, number): the DB id keeps a
 // directory's next DB (after DestroyDB) from hitting a previous DB's file of
 // the same number.
@@ -34,7 +40,7 @@ class OpenFiles {
     }
     std::unique_ptr<MediumFileReader> opened;
     IOStatus s = OpenMediumFile(TrackerFor(dir)->file_system(), {dir}, number,
-                                FileOptions(), &opened);
+                                FileOptions(), &opened, CurrentIO());
     if (!s.ok()) {
       return s;
     }
@@ -80,7 +86,7 @@ Status ResolveIfPointer(const Slice& candidate, const Slice& user_key,
     Status s =
         open_files->Get(known.dir, known.db_id, pointer.file_number, &file);
     if (s.ok()) {
-      s = file->Read(IOOptions(), pointer.handle, user_key, value);
+      s = file->Read(CurrentIO(), pointer.handle, user_key, value);
     }
     if (s.ok()) {
       return s;

@@ -3,6 +3,7 @@
 
 #include "file/random_access_file_reader.h"
 #include "file/writable_file_writer.h"
+#include "monitoring/thread_status_util.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -29,8 +30,9 @@ std::string MediumFileName(const std::string& dir, uint64_t number) {
 
 MediumFileWriter::MediumFileWriter(const std::shared_ptr<FileSystem>& fs,
                                    std::string path,
-                                   std::unique_ptr<WritableFileWriter> file)
-    : fs_(fs), path_(std::move(path)), file_(std::move(file)) {}
+                                   std::unique_ptr<WritableFileWriter> file,
+                                   const IOOptions& io)
+    : fs_(fs), io_(io), path_(std::move(path)), file_(std::move(file)) {}
 
 MediumFileWriter::~MediumFileWriter() {
   if (file_ != nullptr && !finished_) {
@@ -41,7 +43,8 @@ MediumFileWriter::~MediumFileWriter() {
 IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
                                   const std::string& path,
                                   const FileOptions& file_options,
-                                  std::unique_ptr<MediumFileWriter>* writer) {
+                                  std::unique_ptr<MediumFileWriter>* writer,
+                                  const IOOptions& io) {
   std::unique_ptr<WritableFileWriter> file;
   IOStatus s =
       WritableFileWriter::Create(fs, path, file_options, &file, nullptr);
@@ -49,12 +52,12 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
     return s;
   }
   std::unique_ptr<MediumFileWriter> w(
-      new MediumFileWriter(fs, path, std::move(file)));
+      new MediumFileWriter(fs, path, std::move(file), io));
   char header[kMediumFileHeaderSize];
   EncodeFixed64(header, kMediumFileMagic);
   EncodeFixed32(header + 8, kMediumFileVersion);
   EncodeFixed32(header + 12, crc32c::Mask(crc32c::Value(header, 12)));
-  s = w->file_->Append(IOOptions(), Slice(header, sizeof(header)));
+  s = w->file_->Append(io, Slice(header, sizeof(header)));
   if (!s.ok()) {
     w->Abandon();
     return s;
@@ -73,7 +76,7 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   scratch_.append(value.data(), value.size());
   EncodeFixed32(&scratch_[0], crc32c::Mask(crc32c::Value(scratch_.data() + 4,
                                                          scratch_.size() - 4)));
-  IOStatus s = file_->Append(IOOptions(), scratch_);
+  IOStatus s = file_->Append(io_, scratch_);
   if (!s.ok()) {
     return s;
   }
@@ -92,7 +95,7 @@ IOStatus MediumFileWriter::Finish() {
   EncodeFixed32(footer + 16, crc32c::Mask(crc32c::Value(footer, 16)));
   EncodeFixed32(footer + 20, kMediumFileVersion);
   EncodeFixed64(footer + 24, kMediumFileMagic);
-  IOOptions io;
+  const IOOptions& io = io_;
   IOStatus s = file_->Append(io, Slice(footer, sizeof(footer)));
   if (s.ok()) s = file_->Sync(io, /*use_fsync=*/true);
   if (s.ok()) s = file_->Close(io);
@@ -113,11 +116,32 @@ IOStatus MediumFileWriter::Finish() {
 
 void MediumFileWriter::Abandon() {
   if (file_ != nullptr) {
-    file_->Close(IOOptions()).PermitUncheckedError();
+    file_->Close(io_).PermitUncheckedError();
     file_.reset();
   }
-  fs_->DeleteFile(path_, IOOptions(), nullptr).PermitUncheckedError();
+  fs_->DeleteFile(path_, io_, nullptr).PermitUncheckedError();
   finished_ = true;
+}
+
+Env::IOActivity CurrentIOActivity() {
+  switch (ThreadStatusUtil::GetThreadOperation()) {
+    case ThreadStatus::OP_FLUSH:
+      return Env::IOActivity::kFlush;
+    case ThreadStatus::OP_COMPACTION:
+      return Env::IOActivity::kCompaction;
+    case ThreadStatus::OP_DBOPEN:
+      return Env::IOActivity::kDBOpen;
+    case ThreadStatus::OP_GET:
+      return Env::IOActivity::kGet;
+    case ThreadStatus::OP_MULTIGET:
+      return Env::IOActivity::kMultiGet;
+    case ThreadStatus::OP_DBITERATOR:
+      return Env::IOActivity::kDBIterator;
+    case ThreadStatus::OP_VERIFY_DB_CHECKSUM:
+      return Env::IOActivity::kVerifyDBChecksum;
+    default:
+      return Env::IOActivity::kUnknown;
+  }
 }
 
 Status DecodeMediumRecord(const Slice& record, Slice* key, Slice* value) {
@@ -148,9 +172,10 @@ MediumFileReader::~MediumFileReader() = default;
 IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
                                 const std::string& path,
                                 const FileOptions& file_options,
-                                std::unique_ptr<MediumFileReader>* reader) {
+                                std::unique_ptr<MediumFileReader>* reader,
+                                const IOOptions& io) {
   uint64_t size = 0;
-  IOStatus s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
+  IOStatus s = fs->GetFileSize(path, io, &size, nullptr);
   if (!s.ok()) {
     return s;
   }
@@ -169,7 +194,6 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   char header_buf[kMediumFileHeaderSize];
   char footer_buf[kMediumFileFooterSize];
   Slice header, footer;
-  IOOptions io;
   s = r->file_->Read(io, 0, sizeof(header_buf), &header, header_buf, nullptr);
   if (s.ok()) {
     s = r->file_->Read(io, size - sizeof(footer_buf), sizeof(footer_buf),

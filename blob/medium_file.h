@@ -63,11 +63,14 @@ struct MediumRecordHandle {
 // Writes one medium file. Not thread-safe.
 class MediumFileWriter {
  public:
-  // Creates `path` through `fs` and writes the header.
+  // Creates `path` through `fs` and writes the header. Every write of the
+  // file uses `io` (its io_activity tells RocksDB's accounting whose I/O it
+  // is: a flush's).
   static IOStatus Create(const std::shared_ptr<FileSystem>& fs,
                          const std::string& path,
                          const FileOptions& file_options,
-                         std::unique_ptr<MediumFileWriter>* writer);
+                         std::unique_ptr<MediumFileWriter>* writer,
+                         const IOOptions& io = IOOptions());
   ~MediumFileWriter();
 
   // Appends one record. Callers add records in key order.
@@ -87,9 +90,11 @@ class MediumFileWriter {
 
  private:
   MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
-                   std::unique_ptr<WritableFileWriter> file);
+                   std::unique_ptr<WritableFileWriter> file,
+                   const IOOptions& io);
 
   std::shared_ptr<FileSystem> fs_;
+  const IOOptions io_;
   std::string path_;
   std::unique_ptr<WritableFileWriter> file_;
   std::string scratch_;
@@ -99,6 +104,12 @@ class MediumFileWriter {
   bool finished_ = false;
 };
 
+// The io_activity of the operation the calling RocksDB thread runs (flush,
+// compaction, Get, ...), for I/O HybridKV does outside a table builder or
+// reader: listener callbacks, wrapped merge operators and compaction filters.
+// RocksDB attributes I/O statistics by it (and debug builds check it).
+Env::IOActivity CurrentIOActivity();
+
 // Decodes the record that starts at `data` (exactly `size` bytes) and checks
 // its crc. On success, `*key` and `*value` point into `data`.
 Status DecodeMediumRecord(const Slice& record, Slice* key, Slice* value);
@@ -106,10 +117,11 @@ Status DecodeMediumRecord(const Slice& record, Slice* key, Slice* value);
 // Reads one medium file by record handle. Thread-safe.
 class MediumFileReader {
  public:
-  // Opens `path` and verifies its header and footer.
+  // Opens `path` and verifies its header and footer, reading with `io`.
   static IOStatus Open(const std::shared_ptr<FileSystem>& fs,
                        const std::string& path, const FileOptions& file_options,
-                       std::unique_ptr<MediumFileReader>* reader);
+                       std::unique_ptr<MediumFileReader>* reader,
+                       const IOOptions& io = IOOptions());
   ~MediumFileReader();
 
   // Reads the record at `handle`, checks its crc and that it holds `user_key`,

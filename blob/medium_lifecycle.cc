@@ -185,12 +185,14 @@ Status MediumFileTracker::SeedLocked() {
                                          nullptr);
     }
     std::unique_ptr<TableProperties> props;
+    ReadOptions read_options;
+    read_options.io_activity = CurrentIOActivity();
     // The inner table format is not known here: try each of RocksDB's.
     for (uint64_t magic :
          {kBlockBasedTableMagicNumber, kPlainTableMagicNumber,
           kLegacyPlainTableMagicNumber, kCuckooTableMagicNumber}) {
       if (file == nullptr) break;
-      s = ReadTableProperties(file.get(), size, magic, ioptions, ReadOptions(),
+      s = ReadTableProperties(file.get(), size, magic, ioptions, read_options,
                               &props);
       if (!s.IsCorruption()) break;  // a wrong magic number is Corruption
     }

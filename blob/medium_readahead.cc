@@ -29,11 +29,12 @@ IOStatus MediumReadOptions::PrepareIO(SystemClock* clock, IOOptions* io) const {
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const std::vector<std::string>& dirs, uint64_t number,
                         const FileOptions& file_options,
-                        std::unique_ptr<MediumFileReader>* reader) {
+                        std::unique_ptr<MediumFileReader>* reader,
+                        const IOOptions& io) {
   for (const std::string& dir : dirs) {
     const std::string path = MediumFileName(dir, number);
-    if (fs->FileExists(path, IOOptions(), nullptr).ok()) {
-      return MediumFileReader::Open(fs, path, file_options, reader);
+    if (fs->FileExists(path, io, nullptr).ok()) {
+      return MediumFileReader::Open(fs, path, file_options, reader, io);
     }
   }
   return IOStatus::Corruption(
@@ -69,7 +70,8 @@ void MediumReadahead::FreeBuffersOverBudget(const Cursor* keep) {
   }
 }
 
-Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
+Status MediumReadahead::GetCursor(const IOOptions& io, uint64_t number,
+                                  Cursor** cursor) {
   auto it = cursors_.find(number);
   if (it == cursors_.end()) {
     if (cursors_.size() >= kMaxOpenCursors) {
@@ -81,7 +83,7 @@ Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
       cursors_.erase(lru);
     }
     Cursor c;
-    Status s = provider_(number, &c.file);
+    Status s = provider_(io, number, &c.file);
     if (!s.ok()) {
       return s;
     }
@@ -96,7 +98,7 @@ Status MediumReadahead::GetCursor(uint64_t number, Cursor** cursor) {
 Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
                              const Slice& user_key, std::string* value) {
   Cursor* c = nullptr;
-  Status s = GetCursor(pointer.file_number, &c);
+  Status s = GetCursor(io, pointer.file_number, &c);
   if (!s.ok()) {
     return s;
   }

@@ -39,7 +39,8 @@ struct MediumReadOptions {
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const std::vector<std::string>& dirs, uint64_t number,
                         const FileOptions& file_options,
-                        std::unique_ptr<MediumFileReader>* reader);
+                        std::unique_ptr<MediumFileReader>* reader,
+                        const IOOptions& io = IOOptions());
 
 // Reads pointed-to records when pointers arrive in key order: in a
 // merge-level compaction and in scans. Each medium file holds its records in
@@ -61,8 +62,9 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 class MediumReadahead {
  public:
   // Supplies open medium files by number.
-  using FileProvider = std::function<Status(
-      uint64_t number, std::shared_ptr<MediumFileReader>* file)>;
+  using FileProvider =
+      std::function<Status(const IOOptions& io, uint64_t number,
+                           std::shared_ptr<MediumFileReader>* file)>;
 
   MediumReadahead(FileProvider provider, size_t initial_readahead,
                   size_t max_readahead, size_t buffer_budget);
@@ -87,7 +89,7 @@ class MediumReadahead {
   // Open medium files; their buffers are bounded by the budget, not by this.
   static constexpr size_t kMaxOpenCursors = 512;
 
-  Status GetCursor(uint64_t number, Cursor** cursor);
+  Status GetCursor(const IOOptions& io, uint64_t number, Cursor** cursor);
   // Frees the least recently used buffers, never `keep`'s, until the buffers
   // fit the budget.
   void FreeBuffersOverBudget(const Cursor* keep);

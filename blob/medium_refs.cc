@@ -4,6 +4,7 @@
 #include "db/dbformat.h"
 #include "file/random_access_file_reader.h"
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "rocksdb/table.h"
 #include "table/internal_iterator.h"
@@ -127,7 +128,8 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
   if (!s.ok()) {
     return s;
   }
-  const ReadOptions read_options;
+  ReadOptions read_options;
+  read_options.io_activity = CurrentIOActivity();
   std::unique_ptr<InternalIterator> it(
       reader->NewIterator(read_options, nullptr, nullptr, /*skip_filters=*/true,
                           TableReaderCaller::kCompaction));

@@ -27,8 +27,9 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
     // KiB.
     readahead_.reset(new MediumReadahead(
-        [table](uint64_t number, std::shared_ptr<MediumFileReader>* file) {
-          return table->GetMediumFile(number, file);
+        [table](const IOOptions& io, uint64_t number,
+                std::shared_ptr<MediumFileReader>* file) {
+          return table->GetMediumFile(io, number, file);
         },
         8 << 10, 256 << 10, /*buffer_budget=*/8 << 20));
   }

@@ -95,6 +95,12 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   inner_.reset(inner_factory.NewTableBuilder(
       WithCollectors(tbo, &collector_factories_), file));
 
+  // RocksDB attributes I/O by activity (flush, compaction); ours is the
+  // builder's.
+  write_io_.io_activity = tbo.write_options.io_activity;
+  write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
+  merge_io_.io_activity = tbo.read_options.io_activity;
+  merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   medium_file_options_.use_direct_reads =
@@ -137,11 +143,12 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     merge_reader_.reset(new MediumReadahead(
         [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
          fo = medium_file_options_](
-            uint64_t number, std::shared_ptr<MediumFileReader>* out) -> Status {
+            const IOOptions& io, uint64_t number,
+            std::shared_ptr<MediumFileReader>* out) -> Status {
           std::unique_ptr<MediumFileReader> opened;
-          IOStatus io = OpenMediumFile(fs, dirs, number, fo, &opened);
-          if (io.ok()) *out = std::move(opened);
-          return io;
+          IOStatus s = OpenMediumFile(fs, dirs, number, fo, &opened, io);
+          if (s.ok()) *out = std::move(opened);
+          return s;
         },
         4 << 10, 1 << 20, /*buffer_budget=*/32 << 20));
   }
@@ -191,7 +198,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       if (have_secret_ &&
           DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
         status_ =
-            merge_reader_->Read(IOOptions(), pointer, mac_key, &value_buffer_);
+            merge_reader_->Read(merge_io_, pointer, mac_key, &value_buffer_);
         if (status_.ok()) {
           inlined_++;
           inlined_bytes_ += value_buffer_.size();
@@ -211,7 +218,7 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
   if (medium_ == nullptr) {
     IOStatus s =
         MediumFileWriter::Create(fs_, MediumFileName(dir_, file_number_),
-                                 medium_file_options_, &medium_);
+                                 medium_file_options_, &medium_, write_io_);
     if (!s.ok()) {
       status_ = medium_io_status_ = s;
       return;

@@ -95,6 +95,8 @@ class HybridTableBuilder : public TableBuilder {
   // The medium file's write errors, which RocksDB's error handler classifies
   // (retryable, no space) through io_status(), as it does the SST's.
   IOStatus medium_io_status_;
+  IOOptions write_io_;   // the medium file's writes
+  IOOptions merge_io_;   // merge-level reads of medium files
   bool closed_ = false;  // the inner builder was finished or abandoned
 
   // The inner builder's collectors: RocksDB's, forwarded, plus our refs

@@ -178,17 +178,22 @@ Status HybridTableReader::VerifyChecksum(const ReadOptions& read_options,
   bool known = false;
   s = GetMediumRefs(*inner_->GetTableProperties(), &refs, &known);
   for (auto it = refs.begin(); s.ok() && it != refs.end(); ++it) {
+    IOOptions io;
+    s = MediumReadOptions(read_options).PrepareIO(context_.clock, &io);
     std::shared_ptr<MediumFileReader> file;
-    s = GetMediumFile(it->first, &file);
     if (s.ok()) {
-      s = file->VerifyChecksums(IOOptions());
+      s = GetMediumFile(io, it->first, &file);
+    }
+    if (s.ok()) {
+      s = file->VerifyChecksums(io);
     }
   }
   return s;
 }
 
 Status HybridTableReader::GetMediumFile(
-    uint64_t number, std::shared_ptr<MediumFileReader>* file) {
+    const IOOptions& io, uint64_t number,
+    std::shared_ptr<MediumFileReader>* file) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = files_.find(number);
   if (it != files_.end()) {
@@ -197,7 +202,7 @@ Status HybridTableReader::GetMediumFile(
   }
   std::unique_ptr<MediumFileReader> opened;
   IOStatus s = OpenMediumFile(context_.fs, context_.dirs, number,
-                              context_.file_options, &opened);
+                              context_.file_options, &opened, io);
   if (!s.ok()) {
     return s;
   }
@@ -272,7 +277,7 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
   Status s = options.PrepareIO(context_.clock, &io);
   std::shared_ptr<MediumFileReader> file;
   if (s.ok()) {
-    s = GetMediumFile(pointer.file_number, &file);
+    s = GetMediumFile(io, pointer.file_number, &file);
   }
   if (s.ok()) {
     s = file->Read(io, pointer.handle, user_key, value);

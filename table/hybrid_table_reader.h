@@ -142,7 +142,7 @@ class HybridTableReader : public TableReader {
   // missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
-  Status GetMediumFile(uint64_t number,
+  Status GetMediumFile(const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file);
   // Counts a value resolved by a read.
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
