@@ -146,9 +146,9 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
             const IOOptions& io, uint64_t number,
             std::shared_ptr<MediumFileReader>* out) -> Status {
           std::unique_ptr<MediumFileReader> opened;
-          IOStatus s = OpenMediumFile(fs, dirs, number, fo, &opened, io);
-          if (s.ok()) *out = std::move(opened);
-          return s;
+          IOStatus open = OpenMediumFile(fs, dirs, number, fo, &opened, io);
+          if (open.ok()) *out = std::move(opened);
+          return open;
         },
         4 << 10, 1 << 20, /*buffer_budget=*/32 << 20));
   }
