@@ -95,12 +95,6 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   inner_.reset(inner_factory.NewTableBuilder(
       WithCollectors(tbo, &collector_factories_), file));
 
-  // RocksDB attributes I/O by activity (flush, compaction); ours is the
-  // builder's.
-  write_io_.io_activity = tbo.write_options.io_activity;
-  write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
-  merge_io_.io_activity = tbo.read_options.io_activity;
-  merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   medium_file_options_.use_direct_reads =
@@ -120,6 +114,13 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     default:
       return;  // SstFileWriter and friends: never extract, never resolve
   }
+  // RocksDB attributes I/O by activity (flush, compaction); ours is the
+  // builder's. Read only here: SstFileWriter (returned above) passes options
+  // that do not outlive its TableBuilderOptions' construction.
+  write_io_.io_activity = tbo.write_options.io_activity;
+  write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
+  merge_io_.io_activity = tbo.read_options.io_activity;
+  merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
   tracker_ = TrackerFor(dir_);
   tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
