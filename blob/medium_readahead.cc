@@ -9,21 +9,17 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 MediumReadOptions::MediumReadOptions(const ReadOptions& ro)
-    : block_cache_only(ro.read_tier == kBlockCacheTier),
-      fill_cache(ro.fill_cache),
-      deadline(ro.deadline),
-      io_timeout(ro.io_timeout),
-      rate_limiter_priority(ro.rate_limiter_priority),
-      io_activity(ro.io_activity) {}
+    : block_cache_only_(ro.read_tier == kBlockCacheTier),
+      fill_cache_(ro.fill_cache) {
+  io_fields_.deadline = ro.deadline;
+  io_fields_.io_timeout = ro.io_timeout;
+  io_fields_.rate_limiter_priority = ro.rate_limiter_priority;
+  io_fields_.io_activity = ro.io_activity;
+}
 
 IOStatus MediumReadOptions::PrepareIO(SystemClock* clock, IOOptions* io) const {
-  ReadOptions ro;
-  ro.deadline = deadline;
-  ro.io_timeout = io_timeout;
-  ro.rate_limiter_priority = rate_limiter_priority;
-  ro.io_activity = io_activity;
   return PrepareIOFromReadOptions(
-      ro, clock != nullptr ? clock : SystemClock::Default().get(), *io);
+      io_fields_, clock != nullptr ? clock : SystemClock::Default().get(), *io);
 }
 
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,

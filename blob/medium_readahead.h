@@ -19,18 +19,23 @@ namespace hybridkv {
 // What a medium read takes from the caller's ReadOptions: the read tier (a
 // kBlockCacheTier read must not do I/O), fill_cache, deadlines and I/O
 // priority.
-struct MediumReadOptions {
+class MediumReadOptions {
+ public:
   MediumReadOptions() = default;
   explicit MediumReadOptions(const ReadOptions& ro);
   // The IOOptions for a read now; TimedOut once the deadline has passed.
   IOStatus PrepareIO(SystemClock* clock, IOOptions* io) const;
 
-  bool block_cache_only = false;
-  bool fill_cache = true;
-  std::chrono::microseconds deadline{0};
-  std::chrono::microseconds io_timeout{0};
-  Env::IOPriority rate_limiter_priority = Env::IO_TOTAL;
-  Env::IOActivity io_activity = Env::IOActivity::kUnknown;
+  // A kBlockCacheTier read: no I/O.
+  bool block_cache_only() const { return block_cache_only_; }
+  bool fill_cache() const { return fill_cache_; }
+
+ private:
+  bool block_cache_only_ = false;
+  bool fill_cache_ = true;
+  // Only what PrepareIO needs (deadline, io_timeout, priority, activity),
+  // copied once per lookup or iterator rather than per read.
+  ReadOptions io_fields_;
 };
 
 // Opens `<number>.medium` from the first of `dirs` that holds it. Medium

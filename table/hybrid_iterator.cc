@@ -23,7 +23,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       secret_(secret),
       read_(read) {
   // A read that allows the block cache only resolves through the cache.
-  if (scan && mode == Mode::kResolve && !read.block_cache_only) {
+  if (scan && mode == Mode::kResolve && !read.block_cache_only()) {
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
     // KiB.
     readahead_.reset(new MediumReadahead(

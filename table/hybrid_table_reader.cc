@@ -268,7 +268,7 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
       }
     }
   }
-  if (options.block_cache_only) {
+  if (options.block_cache_only()) {
     return Status::Incomplete(
         "HybridKV: medium value not in the block cache, and the read allows "
         "no I/O (read_tier=kBlockCacheTier)");
@@ -286,7 +286,7 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
     return s;
   }
   RecordResolved(value->size(), pointer.handle.size);
-  if (cache != nullptr && options.fill_cache) {
+  if (cache != nullptr && options.fill_cache()) {
     auto* entry =
         new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
     const size_t charge =

@@ -576,16 +576,25 @@ TEST(HybridPlacementTest, ReverseAndDirectionChangesOverVersions) {
   ASSERT_OK(it->status());
 }
 
-// Point reads of medium values go through the inner table's block cache.
-TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
-  test::ScratchDir dir("cache");
+// A DB without auto compactions holding keys 0..99, each with `value`, in one
+// flushed SST.
+std::unique_ptr<DB> OpenWithOneMediumSst(const test::ScratchDir& dir,
+                                         const std::string& value) {
   Options options = MakeOptions();
   options.disable_auto_compactions = true;
   auto db = Open(options, dir.path());
+  for (int k = 0; k < 100; ++k) {
+    EXPECT_OK(db->Put(WriteOptions(), Key(k), value));
+  }
+  EXPECT_OK(db->Flush(FlushOptions()));
+  return db;
+}
+
+// Point reads of medium values go through the inner table's block cache.
+TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
+  test::ScratchDir dir("cache");
   const std::string medium(500, 'm');
-  for (int k = 0; k < 100; ++k)
-    ASSERT_OK(db->Put(WriteOptions(), Key(k), medium));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  auto db = OpenWithOneMediumSst(dir, medium);
   std::string v;
   HybridStatistics before, after_first, after_second;
   ASSERT_OK(GetStatistics(db.get(), &before));
@@ -610,13 +619,8 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
 // the cache alone.
 TEST(HybridPlacementTest, MediumReadsHonourReadOptions) {
   test::ScratchDir dir("readopts");
-  Options options = MakeOptions();
-  options.disable_auto_compactions = true;
-  auto db = Open(options, dir.path());
   const std::string medium(500, 'm');
-  for (int k = 0; k < 100; ++k)
-    ASSERT_OK(db->Put(WriteOptions(), Key(k), medium));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  auto db = OpenWithOneMediumSst(dir, medium);
   std::string v;
   ASSERT_OK(db->Get(ReadOptions(), Key(42), &v));  // caches its data block
   ReadOptions cache_only;

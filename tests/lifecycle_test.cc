@@ -117,30 +117,35 @@ TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {
   EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
 }
 
-TEST(LifecycleTest, ReconciliationDeletesLeftoversOnly) {
-  test::ScratchDir dir("reconcile");
-  Options options = MakeOptions();
+// Writes `keys` medium values into a DB at `dir`, plants a crash leftover,
+// reopens: reconciliation deletes the leftover only, and key `probe` reads.
+void CheckReconciliation(const Options& options, const test::ScratchDir& dir,
+                         int keys, int probe) {
   {
     auto db = Open(options, dir.path());
-    Write(db.get(), 1000, 1);  // a live SST and its medium file
+    Write(db.get(), keys, 1);  // a live SST and its medium file
     ASSERT_OK(db->Close());
   }
-  auto live = test::FilesWithSuffix(dir.path(), ".medium");
+  const auto live = test::FilesWithSuffix(dir.path(), ".medium");
   ASSERT_EQ(live.size(), 1u);
   // A crash leftover: a medium file no SST points into.
   { std::ofstream(dir.Sub("999999.medium")) << "left over by a crash"; }
   auto db = Open(options, dir.path());
   Write(db.get(), 10, 2);  // any event lets the listener reconcile
   EXPECT_TRUE(Eventually([&] {
-    return test::FilesWithSuffix(dir.path(), ".medium").size() ==
-           2;  // live + new flush
+    return MediumFiles(dir.path()) == 2;  // live + new flush
   }));
   auto now = test::FilesWithSuffix(dir.path(), ".medium");
   EXPECT_EQ(std::count(now.begin(), now.end(), "999999.medium"), 0);
   EXPECT_EQ(std::count(now.begin(), now.end(), live[0]), 1);
   std::string v;
-  ASSERT_OK(db->Get(ReadOptions(), Key(500), &v));
-  EXPECT_EQ(v, Medium(500, 1));
+  ASSERT_OK(db->Get(ReadOptions(), Key(probe), &v));
+  EXPECT_EQ(v, Medium(probe, 1));
+}
+
+TEST(LifecycleTest, ReconciliationDeletesLeftoversOnly) {
+  test::ScratchDir dir("reconcile");
+  CheckReconciliation(MakeOptions(), dir, 1000, 500);
 }
 
 TEST(LifecycleTest, TwoDbsInOneProcessKeepTheirOwnState) {
@@ -709,23 +714,7 @@ TEST(LifecycleTest, ReconciliationWithPlainTableInside) {
   HybridTableOptions table;
   table.inner.reset(NewPlainTableFactory(plain));
   options.table_factory = NewHybridTableFactory(table);
-  {
-    auto db = Open(options, dir.path());
-    Write(db.get(), 500, 1);
-    ASSERT_OK(db->Close());
-  }
-  const auto live = test::FilesWithSuffix(dir.path(), ".medium");
-  ASSERT_EQ(live.size(), 1u);
-  { std::ofstream(dir.Sub("999999.medium")) << "left over by a crash"; }
-  auto db = Open(options, dir.path());
-  Write(db.get(), 10, 2);  // any event lets the listener reconcile
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 2; }));
-  auto now = test::FilesWithSuffix(dir.path(), ".medium");
-  EXPECT_EQ(std::count(now.begin(), now.end(), "999999.medium"), 0);
-  EXPECT_EQ(std::count(now.begin(), now.end(), live[0]), 1);
-  std::string v;
-  ASSERT_OK(db->Get(ReadOptions(), Key(300), &v));
-  EXPECT_EQ(v, Medium(300, 1));
+  CheckReconciliation(options, dir, 500, 300);
 }
 
 // Switching a column family's table factory away from HybridTable while its
