@@ -274,51 +274,5 @@ IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,
   return s;
 }
 
-Status MediumFileReader::VerifyChecksums(const IOOptions& io_options) const {
-  constexpr size_t kChunk = 1 << 20;
-  std::string scratch;
-  uint64_t offset = kMediumFileHeaderSize;
-  uint64_t records = 0;
-  std::string pending;  // a record split across chunks
-  while (offset < data_end_) {
-    size_t n =
-        static_cast<size_t>(std::min<uint64_t>(kChunk, data_end_ - offset));
-    Slice chunk;
-    IOStatus s = ReadRange(io_options, offset, n, &scratch, &chunk);
-    if (!s.ok()) return s;
-    pending.append(chunk.data(), chunk.size());
-    offset += n;
-    Slice in(pending);
-    while (in.size() >= 6) {
-      Slice header(in.data() + 4, in.size() - 4);
-      uint32_t key_size, value_size;
-      if (!GetVarint32(&header, &key_size) ||
-          !GetVarint32(&header, &value_size))
-        break;
-      size_t record_size = static_cast<size_t>(header.data() - in.data()) +
-                           key_size + value_size;
-      if (record_size > in.size()) break;
-      Slice key, value;
-      Status d =
-          DecodeMediumRecord(Slice(in.data(), record_size), &key, &value);
-      if (!d.ok()) {
-        return Corrupt(path_,
-                       offset - pending.size() + (in.data() - pending.data()),
-                       d.getState());
-      }
-      records++;
-      in.remove_prefix(record_size);
-    }
-    pending.erase(0, pending.size() - in.size());
-  }
-  if (!pending.empty() || records != num_records_) {
-    return Corrupt(path_, data_end_,
-                   "found " + std::to_string(records) +
-                       " whole records, the footer says " +
-                       std::to_string(num_records_));
-  }
-  return Status::OK();
-}
-
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -5,7 +5,7 @@
 // place.
 //
 // May depend on: RocksDB (public and internal headers), and HybridKV's public
-// options (include/hybridkv), which medium_compactions.cc reads.
+// options (include/hybridkv).
 //
 // Medium value file format, version 1. One file, `<number>.medium`, holds the
 // medium values of one flush output, in the SST's key order; it is written
@@ -134,9 +134,6 @@ class MediumFileReader {
   // merging.
   IOStatus ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
                      std::string* scratch, Slice* result) const;
-
-  // Checks every record's crc and the footer's record count.
-  Status VerifyChecksums(const IOOptions& io_options) const;
 
   const std::string& path() const { return path_; }
   uint64_t data_end() const { return data_end_; }

@@ -7,7 +7,7 @@
 #include "file/random_access_file_reader.h"
 #include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/medium_compactions.h"
+#include "plugin/hybridkv/blob/hole_punch.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "table/format.h"
@@ -41,6 +41,7 @@ void MediumFileTracker::SetFileSystem(
   std::lock_guard<std::mutex> lock(mu_);
   fs_ = fs;
   sst_file_manager_ = sst_file_manager;
+  can_punch_ = fs != nullptr && CanPunchHoles(*fs);
 }
 
 void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
@@ -62,7 +63,7 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
 void MediumFileTracker::ForgetLocked() {
   seeded_ = false;
   sst_refs_.clear();
-  medium_refs_.clear();
+  referencers_.clear();
   file_bytes_.clear();
   written_here_.clear();
 }
@@ -116,45 +117,86 @@ void MediumFileTracker::RegisterLocked(uint64_t sst_number, uint32_t cf,
   entry.cf = cf;
   entry.refs = refs;
   for (const auto& [number, ref] : refs) {
-    medium_refs_[number]++;
+    referencers_[number].insert(sst_number);
   }
+}
+
+MediumRuns MediumFileTracker::LiveRunsLocked(uint64_t medium_number) const {
+  MediumRuns live;
+  auto it = referencers_.find(medium_number);
+  if (it == referencers_.end()) return live;
+  for (uint64_t sst : it->second) {
+    const MediumRefs& refs = sst_refs_.at(sst).refs;
+    const MediumRuns& runs = refs.at(medium_number).runs;
+    live.insert(live.end(), runs.begin(), runs.end());
+  }
+  NormalizeRuns(&live);
+  return live;
 }
 
 void MediumFileTracker::RemoveSst(uint64_t sst_number) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = sst_refs_.find(sst_number);
-  if (it == sst_refs_.end()) {
-    return;
+  std::vector<DeadRuns> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sst_refs_.find(sst_number);
+    if (it == sst_refs_.end()) {
+      return;
+    }
+    const MediumRefs refs = std::move(it->second.refs);
+    sst_refs_.erase(it);
+    for (const auto& [medium_number, ref] : refs) {
+      auto holders = referencers_.find(medium_number);
+      if (holders == referencers_.end()) continue;
+      holders->second.erase(sst_number);
+      if (holders->second.empty()) {
+        referencers_.erase(holders);
+        file_bytes_.erase(medium_number);
+        // Before seeding, SSTs this process has not heard of may still
+        // reference the file.
+        if (seeded_) DeleteMediumFileLocked(medium_number);
+        continue;
+      }
+      if (!seeded_ || !can_punch_) continue;
+      MediumRuns freed = SubtractRuns(ref.runs, LiveRunsLocked(medium_number));
+      if (!freed.empty()) dead.push_back({medium_number, std::move(freed)});
+    }
   }
-  const MediumRefs refs = std::move(it->second.refs);
-  sst_refs_.erase(it);
-  for (const auto& ref : refs) {
-    UnrefLocked(ref.first);
-  }
+  Punch(dead);
 }
 
-void MediumFileTracker::UnrefLocked(uint64_t medium_number) {
-  auto it = medium_refs_.find(medium_number);
-  if (it == medium_refs_.end() || --it->second > 0) {
-    return;
-  }
-  medium_refs_.erase(it);
-  file_bytes_.erase(medium_number);
-  // Before seeding, SSTs this process has not heard of may still reference the
-  // file.
-  if (seeded_) {
-    DeleteMediumFileLocked(medium_number);
+void MediumFileTracker::Punch(const std::vector<DeadRuns>& dead) {
+  for (const DeadRuns& d : dead) {
+    MediumRuns runs = d.runs;
+    // The header and footer stay: every open verifies them.
+    for (MediumRun& run : runs) {
+      run.begin = std::max<uint64_t>(run.begin, kMediumFileHeaderSize);
+    }
+    uint64_t freed = 0;
+    IOStatus s =
+        PunchHoles(MediumFileName(dir_, d.medium_number), runs, &freed);
+    punched_bytes_ += freed;
+    std::lock_guard<std::mutex> lock(mu_);
+    file_bytes_.erase(d.medium_number);  // its size on disk changed
+    if (s.IsNotSupported()) {
+      can_punch_ = false;  // files are kept whole until unreferenced
+    } else if (!s.ok()) {
+      punch_failures_++;  // the next open punches these runs again
+    }
   }
 }
 
 void MediumFileTracker::EnsureSeeded() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!seeded_) {
-    SeedLocked().PermitUncheckedError();  // retried at the next event
+  std::vector<DeadRuns> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (seeded_ || !SeedLocked(&dead).ok()) {
+      return;  // a failed seeding is retried at the next event
+    }
   }
+  Punch(dead);
 }
 
-Status MediumFileTracker::SeedLocked() {
+Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
   const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
   std::vector<std::string> children;
   IOStatus io = fs->GetChildren(dir_, IOOptions(), &children, nullptr);
@@ -225,12 +267,26 @@ Status MediumFileTracker::SeedLocked() {
     RegisterLocked(number, props->column_family_id, refs);
   }
   seeded_ = true;
-  // Leftovers of earlier sessions: no SST on disk points into them, and no
-  // builder of this session wrote them.
   for (uint64_t m : mediums) {
-    if (medium_refs_.count(m) == 0 && written_here_.count(m) == 0) {
-      DeleteMediumFileLocked(m);
+    if (referencers_.count(m) == 0) {
+      // Leftovers of earlier sessions: no SST on disk points into them, and no
+      // builder of this session wrote them.
+      if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
+      continue;
     }
+    // Runs nothing points into, whose punch a crash may have lost. Files
+    // this session writes now are not complete yet; their runs are all live.
+    uint64_t size = 0;
+    if (!can_punch_ || building_.count(m) != 0 ||
+        !fs->GetFileSize(MediumFileName(dir_, m), IOOptions(), &size, nullptr)
+             .ok() ||
+        size < kMediumFileHeaderSize + kMediumFileFooterSize) {
+      continue;
+    }
+    MediumRuns freed =
+        SubtractRuns({{kMediumFileHeaderSize, size - kMediumFileFooterSize}},
+                     LiveRunsLocked(m));
+    if (!freed.empty()) dead->push_back({m, std::move(freed)});
   }
   return Status::OK();
 }
@@ -240,69 +296,32 @@ bool MediumFileTracker::seeded() const {
   return seeded_;
 }
 
-MediumFileTracker::Garbage MediumFileTracker::GetGarbage(
-    const std::set<uint64_t>* current) {
+MediumFileTracker::Space MediumFileTracker::GetSpace() {
   std::lock_guard<std::mutex> lock(mu_);
-  Garbage g;
+  Space space;
+  space.punched_bytes = punched_bytes_.load();
+  space.punch_failures = punch_failures_.load();
   if (!seeded_) {
-    return g;  // SSTs this process has not heard of may hold references
+    return space;  // SSTs this process has not heard of may hold references
   }
-  struct Holders {
+  FileSystem* fs = fs_ ? fs_.get() : FileSystem::Default().get();
+  for (const auto& [number, holders] : referencers_) {
+    auto bytes = file_bytes_.find(number);
+    if (bytes == file_bytes_.end()) {
+      // One stat per file until it is punched again.
+      bytes =
+          file_bytes_
+              .emplace(number, AllocatedBytes(fs, MediumFileName(dir_, number)))
+              .first;
+    }
     uint64_t live = 0;
-    uint32_t cf = 0;
-    std::vector<uint64_t> ssts;
-  };
-  std::map<uint64_t, Holders> by_file;
-  for (const auto& [sst, entry] : sst_refs_) {
-    if (current != nullptr && current->count(sst) == 0) continue;
-    for (const auto& [number, ref] : entry.refs) {
-      Holders& h = by_file[number];
-      h.live += ref.record_bytes;
-      h.cf = entry.cf;
-      h.ssts.push_back(sst);
+    for (uint64_t sst : holders) {
+      live += sst_refs_.at(sst).refs.at(number).record_bytes;
     }
+    space.file_bytes += bytes->second;
+    space.live_bytes += live;
   }
-  const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
-  for (auto& [number, h] : by_file) {
-    auto size = file_bytes_.find(number);
-    if (size == file_bytes_.end()) {
-      // Medium files never change once written: one stat per file.
-      uint64_t bytes = 0;
-      if (!fs->GetFileSize(MediumFileName(dir_, number), IOOptions(), &bytes,
-                           nullptr)
-               .ok()) {
-        continue;  // still being written
-      }
-      size = file_bytes_.emplace(number, bytes).first;
-    }
-    const uint64_t live = std::min(h.live, size->second);
-    g.file_bytes += size->second;
-    g.live_bytes += live;
-    if (size->second > live) {
-      g.worst.push_back({number, size->second - live, h.cf, std::move(h.ssts)});
-    }
-  }
-  std::sort(g.worst.begin(), g.worst.end(), [](const auto& a, const auto& b) {
-    return a.dead_bytes > b.dead_bytes;
-  });
-  if (g.worst.size() > kWorstFilesReported) {
-    g.worst.resize(kWorstFilesReported);
-  }
-  return g;
-}
-
-std::vector<uint64_t> MediumFileTracker::WithReferences(
-    uint32_t cf, const std::vector<uint64_t>& sst_numbers) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<uint64_t> result;
-  for (uint64_t sst : sst_numbers) {
-    auto it = sst_refs_.find(sst);
-    if (it != sst_refs_.end() && it->second.cf == cf &&
-        !it->second.refs.empty()) {
-      result.push_back(sst);
-    }
-  }
-  return result;
+  return space;
 }
 
 MediumFileTracker* TrackerFor(const std::string& dir) {
@@ -341,12 +360,11 @@ void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
   TrackerFor(DirName(info.file_path))->EnsureSeeded();
 }
 
-void HybridKVListener::OnCompactionCompleted(DB* db,
+void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
                                              const CompactionJobInfo& info) {
   if (!info.output_files.empty()) {
     TrackerFor(DirName(info.output_files.front()))->EnsureSeeded();
   }
-  MaybeCompactMediumReferences(db, info);
 }
 
 }  // namespace hybridkv

@@ -1,24 +1,29 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium-file lifecycle, without garbage collection: a medium file is
-// deleted as soon as no SST file that points into it exists any more.
+// The medium-file lifecycle, without garbage collection and without rewrites:
+// the space a medium file holds follows what SSTs still point to.
 //
-// - Each SST's table properties list the medium files it references
-// (medium_refs.h).
+// - Each SST's table properties list the medium files it references and the
+//   byte runs of the records it points to (medium_refs.h).
 // - HybridKVListener adds an SST's references when RocksDB reports it created
 //   (OnTableFileCreated, which precedes the version edit that makes it live)
 //   and drops them when RocksDB reports it deleted (OnTableFileDeleted, which
 //   follows the physical deletion: SSTs pinned by old Versions, snapshots'
-//   iterators or DisableFileDeletions stay, and so do their medium files).
+//   iterators or DisableFileDeletions stay, and so do their references).
 // - A compaction's outputs are reported before its inputs are deleted, so a
-// pointer copied
-//   into a new SST keeps its medium file alive.
+//   pointer copied into a new SST keeps its record alive.
+// - When an SST goes, the byte runs it pointed to that no other SST points to
+//   are dead: the records were written back inline at the merge level, or
+//   their keys were overwritten or deleted. Medium files are key-sorted, so a
+//   merged key range is one contiguous run. Those runs are punched out of the
+//   file in place (hole_punch.h), and the file itself is deleted with its last
+//   reference. No SST is ever rewritten to free medium space.
 // - What events do not tell (references of SSTs written before this process,
-// crashes,
-//   failed builds) comes from seeding: the properties of every SST file on
-//   disk, read once. No file is deleted before seeding succeeds, and seeding
-//   deletes the medium files that no SST on disk references and that this
-//   process did not write (crash leftovers).
+//   crashes, failed builds) comes from seeding: the properties of every SST
+//   file on disk, read once. Nothing is deleted or punched before seeding
+//   succeeds. Seeding deletes the medium files that no SST on disk references
+//   and that this process did not write (crash leftovers), and punches every
+//   run of the others that no SST points into (punches lost in a crash).
 #pragma once
 
 #include <atomic>
@@ -77,41 +82,19 @@ class MediumFileTracker {
 
   bool seeded() const;
 
-  // Medium bytes on disk against the bytes live SSTs still point to. A file is
-  // held whole while any SST references it, so pointers dropped by overwrites,
-  // or whose values were already written back inline, leave dead bytes that
-  // only go with the file. Exact between compactions; while a compaction's
-  // outputs and inputs both exist, the live figure counts both.
-  struct Garbage {
-    uint64_t file_bytes = 0;  // medium files referenced by some SST
-    uint64_t live_bytes = 0;  // records live SSTs point to
-    uint64_t dead_bytes() const {
-      return file_bytes > live_bytes ? file_bytes - live_bytes : 0;
-    }
-    // The files holding the most dead bytes, most first, each with the SSTs
-    // (all of one column family) that keep it.
-    struct HeldFile {
-      uint64_t number = 0;
-      uint64_t dead_bytes = 0;
-      uint32_t cf = 0;
-      std::vector<uint64_t> ssts;
-    };
-    std::vector<HeldFile> worst;
+  // Medium bytes on disk against the bytes live SSTs still point to. Dead
+  // bytes remain where a run cannot be punched: within a file-system block
+  // that also holds live records, between records closer than
+  // kMediumRunMergeGap, in files shared with a checkpoint, and everywhere on
+  // file systems that cannot punch holes. Exact between compactions; while a
+  // compaction's outputs and inputs both exist, the live figure counts both.
+  struct Space {
+    uint64_t file_bytes = 0;     // on disk, of medium files some SST references
+    uint64_t live_bytes = 0;     // records live SSTs point to
+    uint64_t punched_bytes = 0;  // freed in place since this process began
+    uint64_t punch_failures = 0;  // punches that failed (retried at open)
   };
-  static constexpr size_t kWorstFilesReported = 16;
-  // With `current`, only those SSTs count as references (the SSTs of the
-  // current Versions: the others go when old Versions are released), and files
-  // that only other SSTs reference are left out.
-  Garbage GetGarbage(const std::set<uint64_t>* current = nullptr);
-
-  // At most one HybridKV rewrite (medium_compactions.h) runs per DB at a time.
-  bool TryBeginRewrite() { return !rewrite_running_.exchange(true); }
-  void EndRewrite() { rewrite_running_.store(false); }
-
-  // SSTs of column family `cf` among `sst_numbers` that reference medium
-  // files.
-  std::vector<uint64_t> WithReferences(
-      uint32_t cf, const std::vector<uint64_t>& sst_numbers) const;
+  Space GetSpace();
 
  private:
   struct SstEntry {
@@ -119,13 +102,22 @@ class MediumFileTracker {
     MediumRefs refs;
   };
 
-  Status SeedLocked();
+  // Byte runs of one medium file that nothing points into any more.
+  struct DeadRuns {
+    uint64_t medium_number = 0;
+    MediumRuns runs;
+  };
+
+  Status SeedLocked(std::vector<DeadRuns>* dead);
   void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
   void DeleteMediumFileLocked(uint64_t number);
-  void UnrefLocked(uint64_t medium_number);
+  // The runs of `medium_number` that some registered SST points into.
+  MediumRuns LiveRunsLocked(uint64_t medium_number) const;
+  // Punches `dead` outside the lock: only runs no SST points into are listed,
+  // and no new pointer into them can appear.
+  void Punch(const std::vector<DeadRuns>& dead);
 
   const std::string dir_;
-  std::atomic<bool> rewrite_running_{false};
   mutable std::mutex mu_;
   std::shared_ptr<FileSystem> fs_;
   std::weak_ptr<SstFileManager> sst_file_manager_;
@@ -134,11 +126,15 @@ class MediumFileTracker {
   std::string db_id_;
   std::string session_id_;
   bool seeded_ = false;
-  std::map<uint64_t, SstEntry> sst_refs_;     // by SST number
-  std::map<uint64_t, uint64_t> medium_refs_;  // medium number -> SST count
-  std::map<uint64_t, uint64_t> file_bytes_;   // medium number -> file size
-  std::set<uint64_t> building_;               // SST numbers being written now
-  std::set<uint64_t> written_here_;           // by this session: not leftovers
+  std::map<uint64_t, SstEntry> sst_refs_;  // by SST number
+  // medium number -> the SSTs that reference it
+  std::map<uint64_t, std::set<uint64_t>> referencers_;
+  std::map<uint64_t, uint64_t> file_bytes_;  // medium number -> bytes on disk
+  bool can_punch_ = false;  // the file system supports it, as far as known
+  std::atomic<uint64_t> punched_bytes_{0};
+  std::atomic<uint64_t> punch_failures_{0};
+  std::set<uint64_t> building_;      // SST numbers being written now
+  std::set<uint64_t> written_here_;  // by this session: not leftovers
 };
 
 // The tracker of the DB whose SSTs live in `dir`. Never null; lives for the

@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium_refs.h"
 
+#include <algorithm>
+
 #include "db/dbformat.h"
 #include "file/random_access_file_reader.h"
 #include "options/cf_options.h"
@@ -16,7 +18,26 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-constexpr uint32_t kRefsVersion = 1;
+// Version 1 had no runs; it is still read (its references cover whole files).
+constexpr uint32_t kRefsVersion = 2;
+constexpr uint32_t kRefsVersionWithoutRuns = 1;
+
+void EncodeRefs(const MediumRefs& refs, std::string* out) {
+  PutVarint32(out, kRefsVersion);
+  PutVarint32(out, static_cast<uint32_t>(refs.size()));
+  for (const auto& [number, ref] : refs) {
+    PutVarint64(out, number);
+    PutVarint64(out, ref.pointers);
+    PutVarint64(out, ref.record_bytes);
+    PutVarint32(out, static_cast<uint32_t>(ref.runs.size()));
+    uint64_t previous_end = 0;
+    for (const MediumRun& run : ref.runs) {
+      PutVarint64(out, run.begin - previous_end);
+      PutVarint64(out, run.end - run.begin);
+      previous_end = run.end;
+    }
+  }
+}
 
 class MediumRefsCollector : public InternalTblPropColl {
  public:
@@ -27,9 +48,7 @@ class MediumRefsCollector : public InternalTblPropColl {
     if (ExtractValueType(key) == kTypeBlobIndex && MayBeMediumPointer(value)) {
       MediumPointer p;
       if (PeekMediumPointer(value, &p)) {
-        MediumFileRef& ref = refs_[p.file_number];
-        ref.pointers++;
-        ref.record_bytes += p.handle.size;
+        refs_[p.file_number].AddRecord(p.handle.offset, p.handle.size);
       }
     }
     return Status::OK();
@@ -38,14 +57,11 @@ class MediumRefsCollector : public InternalTblPropColl {
   Status Finish(UserCollectedProperties* properties) override {
     // Always written, even empty: its absence marks SSTs built without
     // HybridKV.
-    std::string encoded;
-    PutVarint32(&encoded, kRefsVersion);
-    PutVarint32(&encoded, static_cast<uint32_t>(refs_.size()));
-    for (const auto& [number, ref] : refs_) {
-      PutVarint64(&encoded, number);
-      PutVarint64(&encoded, ref.pointers);
-      PutVarint64(&encoded, ref.record_bytes);
+    for (auto& entry : refs_) {
+      NormalizeRuns(&entry.second.runs, kMediumRunMergeGap);
     }
+    std::string encoded;
+    EncodeRefs(refs_, &encoded);
     properties->emplace(kMediumRefsProperty, std::move(encoded));
     return Status::OK();
   }
@@ -55,7 +71,8 @@ class MediumRefsCollector : public InternalTblPropColl {
     for (const auto& [number, ref] : refs_) {
       if (!text.empty()) text += " ";
       text += std::to_string(number) + ":" + std::to_string(ref.pointers) +
-              "/" + std::to_string(ref.record_bytes);
+              "/" + std::to_string(ref.record_bytes) + "/" +
+              std::to_string(ref.runs.size()) + "runs";
     }
     return {{"hybridkv.medium.refs.readable", text}};
   }
@@ -65,6 +82,61 @@ class MediumRefsCollector : public InternalTblPropColl {
 };
 
 }  // namespace
+
+const MediumRuns& WholeMediumFile() {
+  static const MediumRuns kWhole{{0, UINT64_MAX}};
+  return kWhole;
+}
+
+void MediumFileRef::AddRecord(uint64_t offset, uint64_t size) {
+  pointers++;
+  record_bytes += size;
+  // Pointers into one file mostly arrive in offset order (both follow key
+  // order): extend the last run. NormalizeRuns sorts out the rest.
+  if (!runs.empty() && offset >= runs.back().begin &&
+      (offset <= runs.back().end ||
+       offset - runs.back().end <= kMediumRunMergeGap)) {
+    runs.back().end = std::max(runs.back().end, offset + size);
+  } else {
+    runs.push_back({offset, offset + size});
+  }
+}
+
+void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap) {
+  std::sort(
+      runs->begin(), runs->end(),
+      [](const MediumRun& a, const MediumRun& b) { return a.begin < b.begin; });
+  size_t out = 0;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const MediumRun& run = (*runs)[i];
+    // Written so that a run ending at UINT64_MAX (WholeMediumFile) cannot
+    // overflow.
+    if (out > 0 && (run.begin <= (*runs)[out - 1].end ||
+                    run.begin - (*runs)[out - 1].end <= merge_gap)) {
+      (*runs)[out - 1].end = std::max((*runs)[out - 1].end, run.end);
+    } else {
+      (*runs)[out++] = run;
+    }
+  }
+  runs->resize(out);
+}
+
+MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered) {
+  MediumRuns result;
+  size_t c = 0;
+  for (MediumRun rest : from) {
+    while (c < covered.size() && covered[c].end <= rest.begin) c++;
+    for (size_t k = c; k < covered.size() && covered[k].begin < rest.end; ++k) {
+      if (covered[k].begin > rest.begin) {
+        result.push_back({rest.begin, covered[k].begin});
+      }
+      rest.begin = std::max(rest.begin, covered[k].end);
+      if (rest.begin >= rest.end) break;
+    }
+    if (rest.begin < rest.end) result.push_back(rest);
+  }
+  return result;
+}
 
 InternalTblPropColl* MediumRefsCollectorFactory::CreateInternalTblPropColl(
     uint32_t, int, int, SequenceNumber) {
@@ -81,20 +153,40 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
   }
   Slice in(it->second);
   uint32_t version, count;
-  if (!GetVarint32(&in, &version) || version != kRefsVersion ||
+  if (!GetVarint32(&in, &version) ||
+      (version != kRefsVersion && version != kRefsVersionWithoutRuns) ||
       !GetVarint32(&in, &count)) {
-    return Status::Corruption("bad or unknown-version property " +
-                              std::string(kMediumRefsProperty));
+    return Status::Corruption(
+        "HybridKV: SST property " + std::string(kMediumRefsProperty) +
+        " is damaged or has an unknown version (this build reads versions 1 "
+        "and 2); a newer HybridKV may have written it");
   }
+  const Status truncated =
+      Status::Corruption("HybridKV: SST property " +
+                         std::string(kMediumRefsProperty) + " is truncated");
   for (uint32_t i = 0; i < count; ++i) {
     uint64_t number;
     MediumFileRef ref;
     if (!GetVarint64(&in, &number) || !GetVarint64(&in, &ref.pointers) ||
         !GetVarint64(&in, &ref.record_bytes)) {
-      return Status::Corruption("truncated property " +
-                                std::string(kMediumRefsProperty));
+      return truncated;
     }
-    (*refs)[number] = ref;
+    if (version == kRefsVersionWithoutRuns) {
+      ref.runs = WholeMediumFile();
+    } else {
+      uint32_t run_count;
+      if (!GetVarint32(&in, &run_count)) return truncated;
+      uint64_t previous_end = 0;
+      for (uint32_t r = 0; r < run_count; ++r) {
+        uint64_t gap, length;
+        if (!GetVarint64(&in, &gap) || !GetVarint64(&in, &length)) {
+          return truncated;
+        }
+        ref.runs.push_back({previous_end + gap, previous_end + gap + length});
+        previous_end = ref.runs.back().end;
+      }
+    }
+    (*refs)[number] = std::move(ref);
   }
   return Status::OK();
 }
@@ -142,16 +234,18 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs) {
   refs->clear();
-  return ForEachRawEntry(fs, sst_path,
-                         [refs](const Slice& key, const Slice& value) {
-                           MediumPointer p;
-                           if (ExtractValueType(key) == kTypeBlobIndex &&
-                               PeekMediumPointer(value, &p)) {
-                             MediumFileRef& ref = (*refs)[p.file_number];
-                             ref.pointers++;
-                             ref.record_bytes += p.handle.size;
-                           }
-                         });
+  Status s = ForEachRawEntry(
+      fs, sst_path, [refs](const Slice& key, const Slice& value) {
+        MediumPointer p;
+        if (ExtractValueType(key) == kTypeBlobIndex &&
+            PeekMediumPointer(value, &p)) {
+          (*refs)[p.file_number].AddRecord(p.handle.offset, p.handle.size);
+        }
+      });
+  for (auto& entry : *refs) {
+    NormalizeRuns(&entry.second.runs, kMediumRunMergeGap);
+  }
+  return s;
 }
 
 }  // namespace hybridkv

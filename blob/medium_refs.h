@@ -1,21 +1,30 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // The medium files an SST references, recorded in its table properties by a
-// collector that sees every entry as written. Lifecycle (reference counting)
-// and the reader's fast path (SSTs without references delegate straight to the
-// inner table) rely on it.
+// collector that sees every entry as written. Lifecycle (reference counting
+// and hole punching, medium_lifecycle.h) and the reader's fast path (SSTs
+// without references delegate straight to the inner table) rely on it.
 //
-// Property "hybridkv.medium.refs", format version 1:
+// Property "hybridkv.medium.refs", format version 2:
 //
-//   refs  := version:varint32 count:varint32 (file_number:varint64
-//   pointers:varint64
-//            record_bytes:varint64){count}
+// clang-format off
+//   refs  := version:varint32 count:varint32 file{count}
+//   file  := file_number:varint64 pointers:varint64 record_bytes:varint64
+//            run_count:varint32 run{run_count}
+//   run   := gap:varint64 length:varint64
+// clang-format on
 //
-// Files are listed in increasing file number. The table's own block checksums
-// protect it. HybridKV writes the property into every SST it builds, with count
-// 0 when there are no references: an SST without it was built without HybridKV
-// (stock RocksDB compacting a HybridKV DB copies pointers verbatim), so its
-// references are unknown.
+// Files are listed in increasing file number. A run is a byte range of the
+// medium file that holds every record the SST points to there: the first
+// run's `gap` is its start offset, each later run's `gap` is the distance from
+// the previous run's end. Runs are sorted, disjoint, and merged across gaps
+// shorter than kMediumRunMergeGap, which keeps the property small; the bytes
+// between runs are what the lifecycle may free in place. Version 1 had no
+// runs: its references cover the whole file. The table's own block checksums
+// protect the property. HybridKV writes it into every SST it builds, with
+// count 0 when there are no references: an SST without it was built without
+// HybridKV (stock RocksDB compacting a HybridKV DB copies pointers verbatim),
+// so its references are unknown.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "db/table_properties_collector.h"
 #include "rocksdb/file_system.h"
@@ -33,11 +43,39 @@ namespace hybridkv {
 
 const char* const kMediumRefsProperty = "hybridkv.medium.refs";
 
+// A byte range [begin, end) of a medium file.
+struct MediumRun {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  bool operator==(const MediumRun& o) const {
+    return begin == o.begin && end == o.end;
+  }
+};
+using MediumRuns = std::vector<MediumRun>;  // sorted, disjoint
+
+// Runs closer than this are recorded as one. Freeing in place works in whole
+// file-system blocks, so a shorter gap could rarely be freed anyway.
+constexpr uint64_t kMediumRunMergeGap = 4096;
+
+// Everything: the runs of a reference that does not say (format version 1,
+// or an SST scanned without HybridKV's collector).
+const MediumRuns& WholeMediumFile();
+
 struct MediumFileRef {
   uint64_t pointers = 0;      // entries of the SST that point into the file
   uint64_t record_bytes = 0;  // bytes of the records they point to
+  MediumRuns runs;            // where those records are
+  // Adds the record [offset, offset + size). Records arrive in any order.
+  void AddRecord(uint64_t offset, uint64_t size);
 };
 using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
+
+// Sorts `*runs` and merges overlapping runs and runs less than `merge_gap`
+// apart.
+void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap = 0);
+
+// The parts of `from` that no run of `covered` (sorted, disjoint) overlaps.
+MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered);
 
 // Decodes the refs property of `props`. `*known` is false when the SST has no
 // such property: it was not built by HybridKV and may hold pointers all the

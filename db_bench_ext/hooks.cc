@@ -3,19 +3,24 @@
 
 #include <gflags/gflags.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/statistics.h"
 
@@ -36,12 +41,9 @@ DEFINE_double(hybrid_medium_large_ratio, 0.02,
               "HybridKV, classify_by=ratio: key/(key+value) at or below this "
               "is large (T_ML).");
 DEFINE_int32(
-    hybrid_merge_level, -2,
+    hybrid_merge_level,
+    ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().merge_level,
     "HybridKV merge level: >= 0 absolute, < 0 counted from the deepest level.");
-DEFINE_double(hybrid_max_medium_garbage_ratio, 0.5,
-              "HybridKV: dead fraction of held medium bytes past which SSTs "
-              "pinning the worst medium file are compacted to the merge level; "
-              "0 disables.");
 DEFINE_string(
     value_size_mix, "",
     "Value sizes drawn from a mix: S, M, L, SD, MD, LD (Parallax's Table 4.1: "
@@ -150,8 +152,11 @@ DiskBytes ListDisk(DB* db) {
   const std::string dir = db->GetName();
   if (!env->GetChildren(dir, &files).ok()) return d;
   for (const std::string& f : files) {
-    uint64_t size = 0;
-    if (!env->GetFileSize(dir + "/" + f, &size).ok()) continue;
+    // Allocated bytes, as du counts them: HybridKV frees dead medium records
+    // by punching holes, which leaves file sizes unchanged.
+    struct stat st;
+    if (stat((dir + "/" + f).c_str(), &st) != 0) continue;
+    const uint64_t size = static_cast<uint64_t>(st.st_blocks) * 512;
     if (EndsWith(f, ".sst")) {
       d.sst += size;
     } else if (EndsWith(f, ".blob")) {
@@ -167,10 +172,72 @@ DiskBytes ListDisk(DB* db) {
 
 double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+// Where compaction writes go: bytes written and input records per output
+// level, and bytes by compaction reason. HybridKV starts no compaction of its
+// own; the reasons show what RocksDB's picker chose, and manual compactions
+// (CompactFiles, CompactRange) would show as "ManualCompaction".
+class CompactionTally : public ROCKSDB_NAMESPACE::EventListener {
+ public:
+  const char* Name() const override { return "DbBenchExtCompactionTally"; }
+  void OnCompactionCompleted(
+      DB* /*db*/, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t written =
+        info.stats.total_output_bytes + info.stats.total_output_bytes_blob;
+    PerLevel& level = levels_[info.output_level];
+    level.compactions++;
+    // A trivial move reports its files as both input and output.
+    level.trivial_moves +=
+        !info.output_files.empty() && info.input_files == info.output_files ? 1
+                                                                            : 0;
+    level.bytes_written += written;
+    level.input_records += info.stats.num_input_records;
+    by_reason_[ROCKSDB_NAMESPACE::GetCompactionReasonString(
+        info.compaction_reason)] += written;
+  }
+  void Print(uint64_t* total_written, uint64_t* manual_written) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    *total_written = *manual_written = 0;
+    std::printf("Compactions by output level (this process):\n");
+    for (const auto& [level, l] : levels_) {
+      std::printf("  L%d: %" PRIu64 " compactions (%" PRIu64
+                  " trivial moves), %" PRIu64 " bytes written, %" PRIu64
+                  " input records\n",
+                  level, l.compactions, l.trivial_moves, l.bytes_written,
+                  l.input_records);
+      *total_written += l.bytes_written;
+    }
+    std::printf("Compaction bytes written by reason:");
+    for (const auto& [reason, bytes] : by_reason_) {
+      std::printf(" %s=%" PRIu64, reason.c_str(), bytes);
+    }
+    auto manual = by_reason_.find("ManualCompaction");
+    if (manual != by_reason_.end()) *manual_written = manual->second;
+    std::printf("\n  started outside RocksDB's picker (manual): %.1f%%\n",
+                100.0 * Ratio(*manual_written, *total_written));
+  }
+
+ private:
+  struct PerLevel {
+    uint64_t compactions = 0, trivial_moves = 0, bytes_written = 0,
+             input_records = 0;
+  };
+  mutable std::mutex mu_;
+  std::map<int, PerLevel> levels_;
+  std::map<std::string, uint64_t> by_reason_;
+};
+
+std::shared_ptr<CompactionTally> Tally() {
+  static auto* tally =
+      new std::shared_ptr<CompactionTally>(std::make_shared<CompactionTally>());
+  return *tally;
+}
+
 }  // namespace
 
 void ApplyOptions(Options* options) {
   Mix();  // parse early: a bad mix fails before any work
+  options->listeners.push_back(Tally());
   if (!FLAGS_hybrid) {
     return;
   }
@@ -191,7 +258,6 @@ void ApplyOptions(Options* options) {
   t.small_medium_ratio = FLAGS_hybrid_small_medium_ratio;
   t.medium_large_ratio = FLAGS_hybrid_medium_large_ratio;
   t.merge_level = FLAGS_hybrid_merge_level;
-  t.max_medium_garbage_ratio = FLAGS_hybrid_max_medium_garbage_ratio;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
   ROCKSDB_NAMESPACE::Status s =
       ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);
@@ -200,10 +266,10 @@ void ApplyOptions(Options* options) {
   }
   std::fprintf(stdout,
                "HybridKV: enabled (medium %u..%u bytes by %s, merge level %d, "
-               "max_medium_garbage_ratio %.2f, min_blob_size %" PRIu64 ")\n",
+               "min_blob_size %" PRIu64 ")\n",
                t.medium_min_value_size, t.medium_max_value_size,
                FLAGS_hybrid_classify_by.c_str(), t.merge_level,
-               t.max_medium_garbage_ratio, options->min_blob_size);
+               options->min_blob_size);
 }
 
 bool ValueSizeMixEnabled() { return !Mix().empty(); }
@@ -231,7 +297,9 @@ void Report(DB* db) {
   std::printf("LSM shape (default column family):\n");
   int populated = 0;
   std::string shape;
+  uint64_t max_sst = 0;
   for (const auto& level : meta.levels) {
+    for (const auto& file : level.files) max_sst = std::max(max_sst, file.size);
     if (level.files.empty()) continue;
     populated += level.level > 0 ? 1 : 0;
     std::printf("  L%d: %zu files, %" PRIu64 " bytes\n", level.level,
@@ -243,7 +311,9 @@ void Report(DB* db) {
   }
   std::printf("  blob files: %zu, %" PRIu64 " bytes\n", meta.blob_files.size(),
               meta.blob_file_size);
-  std::printf("  populated levels below L0: %d\n", populated);
+  std::printf("  populated levels below L0: %d; largest SST %" PRIu64
+              " bytes\n",
+              populated, max_sst);
 
   // Space: what the DB keeps on disk for data, over the live user bytes.
   const DiskBytes disk = ListDisk(db);
@@ -338,10 +408,14 @@ void Report(DB* db) {
         medium_read);
   }
 
+  uint64_t compaction_written = 0, manual_written = 0;
+  Tally()->Print(&compaction_written, &manual_written);
+
   rusage usage;
   getrusage(RUSAGE_SELF, &usage);
-  const double cpu = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-                     usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+  const double user_cpu = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
+  const double sys_cpu = usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+  const double cpu = user_cpu + sys_cpu;
   std::printf(
       "CPU seconds (all threads, whole process): user %.2f, system "
       "%.2f; %.2f us per op\n",
@@ -360,10 +434,17 @@ void Report(DB* db) {
               " io_amp_read=%.4f io_amp_write=%.4f disk_bytes=%" PRIu64
               " live_bytes=%" PRIu64
               " space_amp=%.4f cpu_s=%.3f"
-              " cpu_us_per_op=%.3f levels=%d shape=%s\n",
+              " cpu_us_per_op=%.3f user_us_per_op=%.3f sys_us_per_op=%.3f"
+              " read_reqs_per_op=%.3f write_reqs_per_op=%.3f"
+              " compaction_bytes=%" PRIu64
+              " manual_compaction_share=%.4f"
+              " max_sst_bytes=%" PRIu64 " levels=%d shape=%s\n",
               ops, user_bytes, io["read_bytes"], io["write_bytes"], amp_r,
               amp_w, disk.Data(), ycsb && y.live_known ? y.live_bytes : 0,
-              space_amp, cpu, Ratio(cpu * 1e6, ops), populated,
+              space_amp, cpu, Ratio(cpu * 1e6, ops), Ratio(user_cpu * 1e6, ops),
+              Ratio(sys_cpu * 1e6, ops), Ratio(io["syscr"], ops),
+              Ratio(io["syscw"], ops), compaction_written,
+              Ratio(manual_written, compaction_written), max_sst, populated,
               shape.empty() ? "empty" : shape.c_str());
   std::fflush(stdout);
 }

@@ -2,6 +2,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "plugin/hybridkv/blob/hole_punch.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
@@ -39,16 +40,15 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
     const size_t n = name.size(),
                  m = std::char_traits<char>::length(kMediumFileSuffix);
     if (n > m && name.compare(n - m, m, kMediumFileSuffix) == 0) {
-      uint64_t size = 0;
-      if (fs->GetFileSize(dir + "/" + name, IOOptions(), &size, nullptr).ok()) {
-        s.live_medium_files++;
-        s.live_medium_bytes += size;
-      }
+      s.live_medium_files++;
+      s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
     }
   }
-  const MediumFileTracker::Garbage g = TrackerFor(dir)->GetGarbage();
-  s.referenced_medium_file_bytes = g.file_bytes;
-  s.referenced_medium_live_bytes = g.live_bytes;
+  const MediumFileTracker::Space space = TrackerFor(dir)->GetSpace();
+  s.referenced_medium_file_bytes = space.file_bytes;
+  s.referenced_medium_live_bytes = space.live_bytes;
+  s.medium_bytes_punched = space.punched_bytes;
+  s.medium_punch_failures = space.punch_failures;
   *stats = s;
   return Status::OK();
 }
@@ -77,7 +77,9 @@ std::string HybridStatistics::ToString() const {
            " bytes read)\n"
            "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
            " of %" PRIu64
-           " referenced bytes live (space amplification %.2f)\n"
+           " referenced bytes live (space amplification %.2f); %" PRIu64
+           " bytes freed in place (%" PRIu64
+           " punch failures)\n"
            "large: %" PRIu64 " values left to BlobDB\n",
            small_values_flushed, small_bytes_flushed, medium_values_extracted,
            medium_bytes_extracted, medium_files_created, pointers_kept,
@@ -85,7 +87,8 @@ std::string HybridStatistics::ToString() const {
            merge_reads, medium_values_resolved, medium_bytes_resolved,
            resolve_bytes_read, live_medium_files, live_medium_bytes,
            referenced_medium_live_bytes, referenced_medium_file_bytes,
-           medium_space_amplification(), large_values_flushed);
+           medium_space_amplification(), medium_bytes_punched,
+           medium_punch_failures, large_values_flushed);
   return buf;
 }
 

@@ -80,9 +80,11 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
     {"merge_level",
      {offsetof(struct HybridTableOptions, merge_level), OptionType::kInt,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    // Deprecated: HybridKV no longer rewrites SSTs to bound medium space
+    // (dead records are freed in place). Still parsed, so that OPTIONS files
+    // that set it keep loading; ignored.
     {"max_medium_garbage_ratio",
-     {offsetof(struct HybridTableOptions, max_medium_garbage_ratio),
-      OptionType::kDouble, OptionVerificationType::kNormal,
+     {0, OptionType::kDouble, OptionVerificationType::kDeprecated,
       OptionTypeFlags::kNone}},
     {"require_listener",
      {offsetof(struct HybridTableOptions, require_listener),
@@ -181,13 +183,6 @@ Status HybridTableFactory::ValidateOptions(
         "min_blob_size=" +
         std::to_string(uint64_t{o.medium_max_value_size} + 1) +
         ", as hybridkv::ConfigureOptions does.");
-  }
-  if (!(o.max_medium_garbage_ratio >= 0 && o.max_medium_garbage_ratio < 1)) {
-    return Status::InvalidArgument(
-        "HybridTable: max_medium_garbage_ratio=" +
-        std::to_string(o.max_medium_garbage_ratio) +
-        " is outside [0, 1): it is the fraction of medium file bytes allowed "
-        "to be dead. Use e.g. 0.5, or 0 to disable.");
   }
   const int num_levels = cf_opts.num_levels;
   if (o.merge_level >= num_levels || o.merge_level < -num_levels) {

@@ -218,6 +218,23 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
   delete raw;
 }
 
+// max_medium_garbage_ratio drove SST rewrites that hole punching replaced. It
+// is deprecated: OPTIONS files that set it still load, and it is not written.
+TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf(
+      "table_factory={id=HybridTable;max_medium_garbage_ratio=0.5;"
+      "merge_level=1}",
+      &cf));
+  const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->merge_level, 1);
+  std::string serialized;
+  ASSERT_OK(cf.table_factory->GetOptionString(ConfigOptions(), &serialized));
+  EXPECT_EQ(serialized.find("max_medium_garbage_ratio"), std::string::npos)
+      << serialized;
+}
+
 TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   ColumnFamilyOptions cf;
   ASSERT_OK(

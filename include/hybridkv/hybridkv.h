@@ -56,13 +56,6 @@ struct HybridTableOptions {
   // DB is open, and the next open with the listener deletes the unreferenced
   // ones. Reads and compactions are unaffected.
   bool require_listener = true;
-  // A medium file is held whole while any SST points into it. When the dead
-  // bytes of all medium files (overwritten, or already written back inline)
-  // exceed this fraction of their size, HybridKV compacts the SSTs holding the
-  // file with the most dead bytes down to the merge level, which bounds the
-  // medium class's space amplification near 1 / (1 - ratio). 0 disables; must
-  // be below 1.
-  double max_medium_garbage_ratio = 0.5;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
 
@@ -106,15 +99,17 @@ struct HybridStatistics {
   uint64_t medium_values_resolved = 0;  // by Get, MultiGet and iterators
   uint64_t medium_bytes_resolved = 0;
   uint64_t resolve_bytes_read = 0;
-  // On disk now.
+  // On disk now (allocated bytes: punched ranges do not count).
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
-  // Of the medium files that SSTs reference: their bytes, and the bytes of the
-  // records live SSTs still point to. The rest is held dead (see
-  // max_medium_garbage_ratio). 0 until HybridKV has read the DB's SSTs after
-  // open.
+  // Of the medium files that SSTs reference: the bytes they occupy on disk,
+  // and the bytes of the records live SSTs still point to. Dead records are
+  // freed in place (hole punching) where the file system allows; what
+  // remains is held dead. 0 until HybridKV has read the DB's SSTs after open.
   uint64_t referenced_medium_file_bytes = 0;
   uint64_t referenced_medium_live_bytes = 0;
+  uint64_t medium_bytes_punched = 0;  // freed in place
+  uint64_t medium_punch_failures = 0;
   // referenced_medium_file_bytes / referenced_medium_live_bytes; 1 when none.
   double medium_space_amplification() const;
 
