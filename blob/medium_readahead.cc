@@ -40,8 +40,9 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 
 MediumReadahead::MediumReadahead(FileProvider provider,
                                  size_t initial_readahead, size_t max_readahead,
-                                 size_t buffer_budget)
+                                 size_t buffer_budget, const Plan* plan)
     : provider_(std::move(provider)),
+      plan_(plan),
       initial_readahead_(initial_readahead),
       max_readahead_(std::max(initial_readahead, max_readahead)),
       buffer_budget_(buffer_budget) {}
@@ -50,7 +51,7 @@ void MediumReadahead::FreeBuffersOverBudget(const Cursor* keep) {
   while (buffered_ > buffer_budget_) {
     Cursor* lru = nullptr;
     for (auto& [number, cursor] : cursors_) {
-      if (&cursor != keep && cursor.buffer.capacity() > 0 &&
+      if (&cursor != keep && cursor.accounted > 0 &&
           (lru == nullptr || cursor.last_use < lru->last_use)) {
         lru = &cursor;
       }
@@ -59,7 +60,8 @@ void MediumReadahead::FreeBuffersOverBudget(const Cursor* keep) {
       return;
     }
     // The cursor and its open file stay; its next read starts afresh.
-    buffered_ -= lru->buffer.capacity();
+    buffered_ -= lru->accounted;
+    lru->accounted = 0;
     std::string().swap(lru->buffer);
     lru->data = Slice();
     lru->buffer_offset = 0;
@@ -75,7 +77,7 @@ Status MediumReadahead::GetCursor(const IOOptions& io, uint64_t number,
           cursors_.begin(), cursors_.end(), [](const auto& a, const auto& b) {
             return a.second.last_use < b.second.last_use;
           });
-      buffered_ -= lru->second.buffer.capacity();
+      buffered_ -= lru->second.accounted;
       cursors_.erase(lru);
     }
     Cursor c;
@@ -107,8 +109,10 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
   }
   const uint64_t buffer_end = c->buffer_offset + c->data.size();
   if (h.offset < c->buffer_offset || h.offset + h.size > buffer_end) {
-    const bool forward = h.offset >= buffer_end;
-    const bool backward = h.offset + h.size <= c->buffer_offset;
+    // A record that straddles the chunk's end, the usual next one when
+    // reading on, counts as forward.
+    const bool forward = h.offset >= c->buffer_offset;
+    const bool backward = !forward;
     // Sequential in either direction, right next to the last chunk: grow the
     // chunk.
     if (!c->data.empty() &&
@@ -117,11 +121,27 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
       c->next_read_size = std::min(c->next_read_size * 2, max_readahead_);
     }
     // The cursors share the budget; a chunk is never below the first size.
+    // With a plan, every file it names counts from the start: a file read
+    // first must not take the share of those read after it. A quarter of the
+    // budget stays free: merges visit files round robin, and a least recently
+    // used eviction at the budget's edge would drop each buffer just before
+    // its next use.
+    const size_t files =
+        std::max<size_t>({size_t{1}, cursors_.size(),
+                          plan_ != nullptr ? plan_->FileCount() : 0});
     const size_t share =
-        std::max(initial_readahead_,
-                 buffer_budget_ / std::max<size_t>(1, cursors_.size()));
+        std::max(initial_readahead_, buffer_budget_ / 4 * 3 / files);
     c->next_read_size = std::min(c->next_read_size, share);
-    const uint64_t n = std::max<uint64_t>(c->next_read_size, h.size);
+    uint64_t n = std::max<uint64_t>(c->next_read_size, h.size);
+    const uint64_t run_end = forward && plan_ != nullptr
+                                 ? plan_->RunEnd(pointer.file_number, h.offset)
+                                 : 0;
+    if (run_end > h.offset) {
+      // The rest of the run, in as few requests as the budget allows.
+      n = std::max<uint64_t>(
+          h.size, std::min<uint64_t>(run_end - h.offset,
+                                     std::min(max_readahead_, share)));
+    }
     uint64_t start = h.offset;
     if (backward && !c->data.empty()) {  // end the chunk at this record
       start = h.offset + h.size > kMediumFileHeaderSize + n
@@ -130,13 +150,16 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     }
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
-    buffered_ -= c->buffer.capacity();
-    s = file.ReadRange(io, start, len, &c->buffer, &c->data);
-    if (c->buffer.capacity() > 2 * len) {
-      c->buffer.shrink_to_fit();  // ReadRange may assign, keeping capacity
-      c->data = s.ok() ? Slice(c->buffer.data(), c->data.size()) : Slice();
+    if (c->buffer.capacity() < len || c->buffer.capacity() > 2 * len) {
+      // Exactly `len`: growing in place would double the capacity, and the
+      // budget counts capacity.
+      std::string exact;
+      exact.reserve(len);
+      c->buffer.swap(exact);
     }
-    buffered_ += c->buffer.capacity();
+    s = file.ReadRange(io, start, len, &c->buffer, &c->data);
+    buffered_ = buffered_ - c->accounted + c->buffer.capacity();
+    c->accounted = c->buffer.capacity();
     if (!s.ok()) {
       c->data = Slice();
       return s;

@@ -71,8 +71,23 @@ class MediumReadahead {
       std::function<Status(const IOOptions& io, uint64_t number,
                            std::shared_ptr<MediumFileReader>* file)>;
 
+  // What the reads will want, when known in advance (a compaction knows the
+  // runs its inputs point to): a chunk that starts in a known run reads to
+  // its end at once, within the budget's share for each file.
+  class Plan {
+   public:
+    virtual ~Plan() = default;
+    // The end of the run of wanted records that holds `offset` of medium file
+    // `number`; 0 when unknown.
+    virtual uint64_t RunEnd(uint64_t number, uint64_t offset) const = 0;
+    // How many medium files the reads draw from.
+    virtual size_t FileCount() const = 0;
+  };
+
+  // `plan`, when given, must outlive the reader.
   MediumReadahead(FileProvider provider, size_t initial_readahead,
-                  size_t max_readahead, size_t buffer_budget);
+                  size_t max_readahead, size_t buffer_budget,
+                  const Plan* plan = nullptr);
 
   // Sets `*value` to the value `pointer` refers to, after checking the
   // record's crc and that it belongs to `user_key`.
@@ -86,6 +101,9 @@ class MediumReadahead {
   struct Cursor {
     std::shared_ptr<MediumFileReader> file;
     std::string buffer;
+    // The bytes of `buffer` counted in buffered_. Not its capacity(), which
+    // is never 0 (an empty std::string has its small-string capacity).
+    size_t accounted = 0;
     uint64_t buffer_offset = 0;  // file offset of data[0]
     Slice data;                  // valid bytes, inside buffer
     size_t next_read_size = 0;
@@ -100,11 +118,12 @@ class MediumReadahead {
   void FreeBuffersOverBudget(const Cursor* keep);
 
   const FileProvider provider_;
+  const Plan* const plan_;
   const size_t initial_readahead_;
   const size_t max_readahead_;
   const size_t buffer_budget_;
   std::map<uint64_t, Cursor> cursors_;
-  size_t buffered_ = 0;  // capacity of all cursors' buffers
+  size_t buffered_ = 0;  // sum of all cursors' `accounted`
   uint64_t clock_ = 0;
   uint64_t bytes_read_ = 0;
   uint64_t reads_issued_ = 0;

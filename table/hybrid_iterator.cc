@@ -4,6 +4,7 @@
 #include "db/dbformat.h"
 #include "db/pinned_iterators_manager.h"
 #include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "util/coding.h"
 
@@ -22,6 +23,9 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       allow_unprepared_value_(allow_unprepared_value),
       secret_(secret),
       read_(read) {
+  if (mode == Mode::kEnvelope) {
+    scope_ = CompactionScope::Enter(table->medium_refs());
+  }
   // A read that allows the block cache only resolves through the cache.
   if (scan && mode == Mode::kResolve && !read.block_cache_only()) {
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
@@ -83,7 +87,10 @@ void HybridIterator::Update() {
                 PackSequenceAndType(seq, kTypeValue));
   if (mode_ == Mode::kEnvelope) {
     MediumPointer verified;
-    if (!DecodeMediumPointer(secret_, inner_->value(), MacKey(), &verified)) {
+    if (DecodeMediumPointer(secret_, inner_->value(), MacKey(), &verified)) {
+      // The output builder finds it here instead of checking the MAC again.
+      scope_->NoteVerified(MacKey(), inner_->value());
+    } else {
       status_ = Status::Corruption(
           "HybridKV: a medium pointer for key '" + MacKey().ToString(true) +
           "' does not verify under this DB's secret: " +

@@ -7,6 +7,7 @@
 #include "db/pinned_iterators_manager.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/table/compaction_scope.h"
 #include "table/internal_iterator.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -141,6 +142,7 @@ class HybridIterator : public InternalIterator {
   std::string key_buffer_;
   std::unique_ptr<std::string> value_;  // the resolved value, while positioned
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
+  std::shared_ptr<CompactionScope> scope_;      // kEnvelope only
 };
 
 }  // namespace hybridkv

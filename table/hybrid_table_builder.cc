@@ -9,6 +9,7 @@
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/table/compaction_scope.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -105,6 +106,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       mode_ = Mode::kExtract;
       break;
     case TableFileCreationReason::kCompaction:
+      scope_ = CompactionScope::Current();
       counters_->NoteLevel(tbo.column_family_id, tbo.level_at_creation);
       mode_ = tbo.level_at_creation >=
                       ResolveMergeLevel(options_.merge_level, tbo, counters_)
@@ -141,17 +143,27 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     // with 64 KiB first chunks, a 800k-key MD load read 94 bytes per byte
     // written back inline (scripts/ab, issue 5). Doubling from 4 KiB keeps
     // the overshoot per file near what the file contributes.
-    merge_reader_.reset(new MediumReadahead(
-        [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
-         fo = medium_file_options_](
-            const IOOptions& io, uint64_t number,
-            std::shared_ptr<MediumFileReader>* out) -> Status {
-          std::unique_ptr<MediumFileReader> opened;
-          IOStatus open = OpenMediumFile(fs, dirs, number, fo, &opened, io);
-          if (open.ok()) *out = std::move(opened);
-          return open;
-        },
-        4 << 10, 1 << 20, /*buffer_budget=*/32 << 20));
+    //
+    // Within a compaction, reads follow the runs its inputs point to
+    // (CompactionScope): each chunk reads to the end of its run, up to 1 MiB,
+    // and the reader is shared by the compaction's output files.
+    CompactionScope* scope = scope_.get();
+    auto make = [&]() {
+      return std::make_shared<MediumReadahead>(
+          [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
+           fo = medium_file_options_](
+              const IOOptions& io, uint64_t number,
+              std::shared_ptr<MediumFileReader>* out) -> Status {
+            std::unique_ptr<MediumFileReader> opened;
+            IOStatus open = OpenMediumFile(fs, dirs, number, fo, &opened, io);
+            if (open.ok()) *out = std::move(opened);
+            return open;
+          },
+          4 << 10, 1 << 20, /*buffer_budget=*/32 << 20, scope);
+    };
+    merge_reader_ = scope != nullptr ? scope->MergeReader(make) : make();
+    merge_bytes_read_before_ = merge_reader_->bytes_read();
+    merge_reads_before_ = merge_reader_->reads_issued();
   }
 }
 
@@ -188,16 +200,14 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       }
       break;
     case Mode::kKeepPointers:
-      if (have_secret_ &&
-          DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
+      if (IsPointer(value, mac_key, &pointer)) {
         kept_++;
         AddRetyped(key, kTypeBlobIndex, value);
         return;
       }
       break;
     case Mode::kInline:
-      if (have_secret_ &&
-          DecodeMediumPointer(secret_, value, mac_key, &pointer)) {
+      if (IsPointer(value, mac_key, &pointer)) {
         status_ =
             merge_reader_->Read(merge_io_, pointer, mac_key, &value_buffer_);
         if (status_.ok()) {
@@ -212,6 +222,15 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       break;
   }
   inner_->Add(key, value);
+}
+
+bool HybridTableBuilder::IsPointer(const Slice& value, const Slice& mac_key,
+                                   MediumPointer* pointer) const {
+  if (!have_secret_ || !MayBeMediumPointer(value)) return false;
+  if (scope_ != nullptr && scope_->WasVerified(mac_key, value)) {
+    return PeekMediumPointer(value, pointer);
+  }
+  return DecodeMediumPointer(secret_, value, mac_key, pointer);
 }
 
 void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
@@ -310,16 +329,18 @@ Status HybridTableBuilder::Finish() {
     case Mode::kInline:
       c.medium_values_inlined += inlined_;
       c.medium_bytes_inlined += inlined_bytes_;
-      c.merge_bytes_read += merge_reader_->bytes_read();
-      c.merge_reads += merge_reader_->reads_issued();
+      c.merge_bytes_read +=
+          merge_reader_->bytes_read() - merge_bytes_read_before_;
+      c.merge_reads += merge_reader_->reads_issued() - merge_reads_before_;
       if (inlined_ > 0) {
-        ROCKS_LOG_INFO(
-            logger_,
-            "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
-            " bytes) written back inline; %" PRIu64 " bytes read in %" PRIu64
-            " reads",
-            file_number_, inlined_, inlined_bytes_, merge_reader_->bytes_read(),
-            merge_reader_->reads_issued());
+        ROCKS_LOG_INFO(logger_,
+                       "[HybridKV] SST #%" PRIu64 ": %" PRIu64
+                       " medium values (%" PRIu64
+                       " bytes) written back inline; %" PRIu64
+                       " bytes read in %" PRIu64 " reads",
+                       file_number_, inlined_, inlined_bytes_,
+                       merge_reader_->bytes_read() - merge_bytes_read_before_,
+                       merge_reader_->reads_issued() - merge_reads_before_);
       }
       break;
     case Mode::kPassThrough:

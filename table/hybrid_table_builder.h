@@ -9,6 +9,7 @@
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/blob/siphash.h"
+#include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "table/table_builder.h"
@@ -105,7 +106,16 @@ class HybridTableBuilder : public TableBuilder {
   std::unique_ptr<TableBuilder> inner_;
   std::unique_ptr<MediumFileWriter>
       medium_;  // kExtract, created on the first medium value
-  std::unique_ptr<MediumReadahead> merge_reader_;  // kInline
+  // Is `value` a pointer for `mac_key`? Checks its MAC unless the input
+  // iterator of this compaction already did (CompactionScope).
+  bool IsPointer(const Slice& value, const Slice& mac_key,
+                 MediumPointer* pointer) const;
+
+  // kInline: shared by the compaction's outputs (CompactionScope), so its
+  // counters are read as differences.
+  std::shared_ptr<MediumReadahead> merge_reader_;
+  std::shared_ptr<CompactionScope> scope_;  // compactions only
+  uint64_t merge_bytes_read_before_ = 0, merge_reads_before_ = 0;
   std::string key_buffer_;
   std::string value_buffer_;
   uint64_t small_values_ = 0, small_bytes_ = 0, large_values_ = 0;

@@ -31,13 +31,12 @@ HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
                                      MediumReadContext context)
     : inner_(std::move(inner)), context_(std::move(context)) {
   auto props = inner_->GetTableProperties();
-  MediumRefs refs;
   bool known = false;
   // Unknown or undecodable references count as references: the slow path is
   // always correct.
   has_medium_refs_ = props == nullptr ||
-                     !GetMediumRefs(*props, &refs, &known).ok() || !known ||
-                     !refs.empty();
+                     !GetMediumRefs(*props, &refs_, &known).ok() || !known ||
+                     !refs_.empty();
 }
 
 InternalIterator* HybridTableReader::NewIterator(

@@ -10,6 +10,7 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/table/hybrid_stats.h"
 #include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
@@ -142,6 +143,8 @@ class HybridTableReader : public TableReader {
   // missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
+  // The medium files this table points into, with the runs of its records.
+  const MediumRefs& medium_refs() const { return refs_; }
   Status GetMediumFile(const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file);
   // Counts a value resolved by a read.
@@ -151,7 +154,8 @@ class HybridTableReader : public TableReader {
   std::unique_ptr<TableReader> inner_;
   const MediumReadContext context_;
   bool has_medium_refs_ = false;
-  std::mutex mu_;  // guards files_
+  MediumRefs refs_;  // from the table properties, when known
+  std::mutex mu_;    // guards files_
   // Open medium files, by number. They live as long as this table reader, which
   // RocksDB drops before the SST is deleted, and so before the files'
   // references can reach zero.

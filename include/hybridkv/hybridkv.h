@@ -49,7 +49,7 @@ struct HybridTableOptions {
   // the column family (-1 is that level, -2 the one above it). Compactions
   // whose output level is at or below the merge level write medium values back
   // inline.
-  int merge_level = -2;
+  int merge_level = -1;
   // The DB must list HybridKVListener, which deletes medium files once no SST
   // references them. false lets a DB open without it, for tools that replace
   // the listeners (db_stress): medium files are then never deleted while that
