@@ -9,7 +9,9 @@
 //
 // Medium value file format, version 1. One file, `<number>.medium`, holds the
 // medium values of one flush output, in the SST's key order; it is written
-// once, never modified, and deleted when no SST points into it any more.
+// once and deleted when no SST points into it any more. Meanwhile record runs
+// that no SST points into may be punched out (medium_space.md): they read
+// back as zeros, and nothing reads them.
 //
 //   file    := header record* footer
 //   header  := magic:fixed64 version:fixed32 header_crc:fixed32          (16
