@@ -17,9 +17,10 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// GetContext asserts it has a merge operator when it meets merge operands;
-// the probe collects them without merging (do_merge=false), so this one is
-// never called.
+// The probe's merge operator: it never merges (FullMergeV2 fails), so a key
+// whose newest entry here is a merge operand leaves the probe kMerge or
+// kCorrupt, and the lookup takes the iterator path, where the caller's
+// GetContext merges with its own operator.
 class NoopMergeOperator : public MergeOperator {
  public:
   const char* Name() const override { return "HybridKVProbeNoopMerge"; }
@@ -94,24 +95,32 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                        skip_filters);
   }
   // Probe with the inner table's own Get, bloom filter included, and a private
-  // GetContext: if this table holds no entry at all for the key (at or below
-  // the lookup sequence), the answer is complete. Most lookups of an
-  // upper-level table end here. The probe ignores range tombstones and read
-  // callbacks, so it only ever sees more entries than the caller would:
-  // "nothing" is exact, anything else takes the iterator below. Without
-  // do_merge it only collects merge operands, as DB::GetMergeOperands does.
+  // GetContext that stops at the newest entry of the key (at or below the
+  // lookup sequence) and reports its sequence number and whether it is a blob
+  // index. The probe ignores range tombstones and read callbacks, so it sees
+  // at least the entries the caller would:
+  // - nothing: the answer is complete (most lookups of upper-level tables);
+  // - a medium pointer: resolved and handed to the caller's GetContext as the
+  //   value it stands for, exactly as the iterator below would; one lookup;
+  // - a blob index of BlobDB's own (the large class): handed over as it is;
+  // - anything else, or a caller that wants an older entry (its read callback
+  //   rejected this one): the iterator below, which replays every entry.
   {
     PinnableSlice probe_value;
     MergeContext probe_merge_context;
     SequenceNumber no_tombstone = 0;
+    SequenceNumber found_seq = kMaxSequenceNumber;
+    bool is_blob_index = false;
     static const NoopMergeOperator kNoopMergeOperator;
     GetContext probe(context_.user_comparator, &kNoopMergeOperator,
                      /*logger=*/nullptr,
                      /*statistics=*/nullptr, GetContext::kNotFound,
                      ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
                      /*value_found=*/nullptr, &probe_merge_context,
-                     /*do_merge=*/false, &no_tombstone,
-                     /*clock=*/nullptr);
+                     /*do_merge=*/true, &no_tombstone,
+                     /*clock=*/nullptr, &found_seq,
+                     /*_pinned_iters_mgr=*/nullptr, /*callback=*/nullptr,
+                     &is_blob_index);
     Status s =
         inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
     if (!s.ok()) {
@@ -122,6 +131,34 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     }
     if (probe.State() == GetContext::kNotFound) {
       return s;
+    }
+    MediumPointer pointer;
+    if (probe.State() == GetContext::kFound && is_blob_index &&
+        context_.timestamp_size == 0) {
+      std::string value;
+      ValueType type = kTypeBlobIndex;
+      if (MayBeMediumPointer(probe_value) &&
+          PeekMediumPointer(probe_value, &pointer)) {
+        s = ResolvePointer(MediumReadOptions(read_options), pointer,
+                           ExtractUserKey(key), &value);
+        if (!s.ok()) {
+          if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
+            get_context->MarkKeyMayExist();
+          }
+          return s;
+        }
+        type = kTypeValue;
+      } else {
+        value.assign(probe_value.data(), probe_value.size());
+      }
+      bool matched = false;
+      Status read_status;
+      const ParsedInternalKey found(ExtractUserKey(key), found_seq, type);
+      if (!get_context->SaveValue(found, value, &matched, &read_status,
+                                  /*value_pinner=*/nullptr) ||
+          !read_status.ok()) {
+        return read_status;
+      }
     }
   }
   ReadOptions ro = read_options;

@@ -1,0 +1,215 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// Point reads of tables that hold pointers. HybridTableReader::Get answers in
+// one lookup when the newest entry of the key in a table is a medium pointer
+// (or a blob index of BlobDB's own) and replays everything else through an
+// iterator. Each case below puts the answer's entries where that choice
+// matters: snapshots over overwritten pointers, range tombstones and merges
+// over pointers, read callbacks, kBlockCacheTier, MultiGet. (User-defined
+// timestamps are refused at DB::Open: options_test.)
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "db/db_impl/db_impl.h"
+#include "db/read_callback.h"
+#include "hybridkv/hybridkv.h"
+#include "rocksdb/db.h"
+#include "rocksdb/metadata.h"
+#include "test_util.h"
+#include "utilities/merge_operators.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+constexpr int kKeys = 400;
+
+std::string Key(int i) { return "key" + std::to_string(10000 + i); }
+std::string Medium(int i, int v) {
+  return std::string(150 + i % 50, static_cast<char>('a' + (i + v) % 26));
+}
+std::string Large(int i) {
+  return std::string(1500, static_cast<char>('A' + i % 26));
+}
+
+Options PointReadOptions() {
+  Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.merge_operator = MergeOperators::CreateStringAppendOperator(',');
+  HybridOptions hybrid;
+  hybrid.table.merge_level = 3;  // L1 keeps pointers
+  EXPECT_OK(ConfigureOptions(&options, hybrid));
+  return options;
+}
+
+class PointReadTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(PointReadOptions(), dir_.path(), &raw));
+    db_.reset(raw);
+    // Version 1 of every key, medium (every third large), in an L1 table of
+    // pointers.
+    for (int i = 0; i < kKeys; ++i) {
+      ASSERT_OK(db_->Put(WriteOptions(), Key(i),
+                         i % 3 == 0 ? Large(i) : Medium(i, 1)));
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));
+    ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(&meta);
+    std::vector<std::string> l0;
+    for (const auto& f : meta.levels[0].files) l0.push_back(f.name);
+    ASSERT_OK(db_->CompactFiles(CompactionOptions(), l0, 1));
+    test::RawSstScan scan = test::ScanAllSstsRaw(dir_.path());
+    ASSERT_GT(scan.pointer_entries, 0u);
+  }
+  std::string Get(const Slice& key, const Snapshot* snapshot = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snapshot;
+    std::string v;
+    Status s = db_->Get(ro, key, &v);
+    return s.ok() ? v : s.ToString();
+  }
+  std::string Expected1(int i) { return i % 3 == 0 ? Large(i) : Medium(i, 1); }
+
+  test::ScratchDir dir_{"pointread"};
+  std::unique_ptr<DB> db_;
+};
+
+TEST_F(PointReadTest, PointersAndBlobIndexesReadBack) {
+  for (int i = 0; i < kKeys; ++i) ASSERT_EQ(Get(Key(i)), Expected1(i)) << i;
+  EXPECT_EQ(Get("absent"), Status::NotFound().ToString());
+}
+
+TEST_F(PointReadTest, SnapshotsSeeOverwrittenPointers) {
+  const Snapshot* before = db_->GetSnapshot();
+  for (int i = 0; i < kKeys; i += 2) {
+    ASSERT_OK(db_->Put(WriteOptions(), Key(i), Medium(i, 2)));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));  // version 2: pointers in L0
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_EQ(Get(Key(i), before), Expected1(i)) << i;
+    ASSERT_EQ(Get(Key(i)), i % 2 == 0 ? Medium(i, 2) : Expected1(i)) << i;
+  }
+  db_->ReleaseSnapshot(before);
+}
+
+TEST_F(PointReadTest, RangeTombstonesHidePointers) {
+  ASSERT_OK(db_->DeleteRange(WriteOptions(), db_->DefaultColumnFamily(),
+                             Key(100), Key(200)));
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < kKeys; ++i) {
+      const bool deleted = i >= 100 && i < 200;
+      ASSERT_EQ(Get(Key(i)),
+                deleted ? Status::NotFound().ToString() : Expected1(i))
+          << i << " pass " << pass;
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));  // then from an SST
+  }
+}
+
+TEST_F(PointReadTest, MergesOverPointers) {
+  for (int i = 0; i < kKeys; i += 5) {
+    ASSERT_OK(db_->Merge(WriteOptions(), Key(i), "m" + std::to_string(i)));
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < kKeys; ++i) {
+      const std::string want =
+          i % 5 == 0 ? Expected1(i) + ",m" + std::to_string(i) : Expected1(i);
+      ASSERT_EQ(Get(Key(i)), want) << i << " pass " << pass;
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));
+  }
+}
+
+// A read callback (what transactions use) that hides every sequence number
+// above `max_visible`: the Get must look past newer pointers.
+// (DBImpl::GetImpl refreshes the callback's own max_visible_seq to the read's
+// snapshot, so the threshold is kept apart.)
+class HideNewer : public ReadCallback {
+ public:
+  explicit HideNewer(SequenceNumber max_visible)
+      : ReadCallback(kMaxSequenceNumber), threshold_(max_visible) {}
+  bool IsVisibleFullCheck(SequenceNumber seq) override {
+    return seq <= threshold_;
+  }
+
+ private:
+  const SequenceNumber threshold_;
+};
+
+TEST_F(PointReadTest, ReadCallbacksSeeOlderPointers) {
+  const SequenceNumber v1 = db_->GetLatestSequenceNumber();
+  const Snapshot* hold = db_->GetSnapshot();  // keeps version 1 through the
+  for (int i = 0; i < kKeys; ++i) {           // compaction below
+    ASSERT_OK(db_->Put(WriteOptions(), Key(i), Medium(i, 3)));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ColumnFamilyMetaData meta;
+  db_->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> files;
+  for (int level : {0, 1}) {
+    for (const auto& f : meta.levels[level].files) files.push_back(f.name);
+  }
+  // Both versions in the same L1 tables of pointers.
+  ASSERT_OK(db_->CompactFiles(CompactionOptions(), files, 1));
+  db_->ReleaseSnapshot(hold);
+  auto* impl = static_cast<DBImpl*>(db_->GetRootDB());
+  for (int i = 0; i < kKeys; ++i) {
+    HideNewer callback(v1);
+    PinnableSlice v;
+    DBImpl::GetImplOptions get;
+    get.column_family = db_->DefaultColumnFamily();
+    get.value = &v;
+    get.callback = &callback;
+    ASSERT_OK(impl->GetImpl(ReadOptions(), Key(i), get)) << i;
+    ASSERT_EQ(v.ToString(), Expected1(i)) << i;
+    ASSERT_EQ(Get(Key(i)), Medium(i, 3)) << i;
+  }
+}
+
+TEST_F(PointReadTest, BlockCacheTierNeverReadsTheDisk) {
+  ReadOptions cache_only;
+  cache_only.read_tier = kBlockCacheTier;
+  int incomplete = 0;
+  for (int i = 1; i < kKeys; i += 3) {  // medium keys
+    std::string v;
+    Status s = db_->Get(cache_only, Key(i), &v);
+    if (s.IsIncomplete()) {
+      incomplete++;
+    } else {
+      ASSERT_OK(s);
+      ASSERT_EQ(v, Expected1(i));
+    }
+  }
+  EXPECT_GT(incomplete, 0);
+  for (int i = 1; i < kKeys; i += 3) ASSERT_EQ(Get(Key(i)), Expected1(i));
+  for (int i = 1; i < kKeys; i += 3) {  // now cached
+    std::string v;
+    ASSERT_OK(db_->Get(cache_only, Key(i), &v)) << i;
+    ASSERT_EQ(v, Expected1(i));
+  }
+}
+
+TEST_F(PointReadTest, MultiGetMatchesGet) {
+  for (int i = 0; i < kKeys; i += 7)
+    ASSERT_OK(db_->Delete(WriteOptions(), Key(i)));
+  std::vector<std::string> keys;
+  for (int i = 0; i < kKeys; ++i) keys.push_back(Key(i));
+  keys.push_back("absent");
+  std::vector<Slice> slices(keys.begin(), keys.end());
+  std::vector<std::string> values;
+  std::vector<Status> statuses = db_->MultiGet(ReadOptions(), slices, &values);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string got =
+        statuses[i].ok() ? values[i] : statuses[i].ToString();
+    ASSERT_EQ(got, Get(keys[i])) << keys[i];
+  }
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
