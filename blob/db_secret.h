@@ -5,9 +5,10 @@
 // Secret file format, version 1: `<db dir>/HYBRIDKV-SECRET`, 32 bytes plus the
 // DB id.
 //
+// clang-format off
 //   file := magic:fixed64 version:fixed32 k0:fixed64 k1:fixed64
-//   db_id_size:varint32 db_id
-//           crc:fixed32
+//           db_id_size:varint32 db_id crc:fixed32
+// clang-format on
 //
 // crc is the masked crc32c of everything before it. The file is created once,
 // by the first flush that extracts a medium value, with a random key; it is

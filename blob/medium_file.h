@@ -13,13 +13,13 @@
 // that no SST points into may be punched out (medium_space.md): they read
 // back as zeros, and nothing reads them.
 //
+// clang-format off
 //   file    := header record* footer
-//   header  := magic:fixed64 version:fixed32 header_crc:fixed32          (16
-//   bytes) record  := record_crc:fixed32 key_size:varint32 value_size:varint32
-//   key value footer  := record_count:fixed64 data_end:fixed64
-//   footer_crc:fixed32
-//              version:fixed32 magic:fixed64                             (32
-//              bytes)
+//   header  := magic:fixed64 version:fixed32 header_crc:fixed32        (16 bytes)
+//   record  := record_crc:fixed32 key_size:varint32 value_size:varint32 key value
+//   footer  := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
+//              version:fixed32 magic:fixed64                           (32 bytes)
+// clang-format on
 //
 // All fixed-width integers are little-endian. Every crc is a masked crc32c
 // (util/crc32c.h): header_crc covers magic and version; record_crc covers the

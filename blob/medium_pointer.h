@@ -3,22 +3,22 @@
 // Medium pointer ("envelope") format, version 1: what an SST stores instead of
 // a medium value.
 //
-//   pointer := tag:u8 file_number:varint64 offset:varint64 size:varint32
-//   mac:fixed64
+// clang-format off
+//   pointer := tag:u8 file_number:varint64 offset:varint64 size:varint32 mac:fixed64
+// clang-format on
 //
 // - tag is 0xB1: magic nibble 0xB, format version 1. Every tag is >= 3, so
-// stock RocksDB's
-//   BlobIndex::DecodeFrom rejects it: on disk, pointer entries carry value type
-//   kTypeBlobIndex, and a DB opened without HybridKV fails loudly instead of
-//   returning a pointer as a value.
+//   stock RocksDB's BlobIndex::DecodeFrom rejects it: on disk, pointer entries
+//   carry value type kTypeBlobIndex, and a DB opened without HybridKV fails
+//   loudly instead of returning a pointer as a value.
 // - file_number, offset, size locate one record of `<file_number>.medium`
-// (medium_file.h).
-// - mac is SipHash-2-4, keyed by the DB's 128-bit secret, over the bytes before
-// it followed by
-//   the entry's user key. A value is a pointer iff it decodes completely, its
-//   tag matches and its MAC verifies: a client cannot forge one through Put
-//   without the secret, and a pointer copied to another key does not verify.
-//   The sequence number is not covered, because bottommost compactions zero it.
+//   (medium_file.h).
+// - mac is SipHash-2-4, keyed by the DB's 128-bit secret, over the bytes
+//   before it followed by the entry's user key. A value is a pointer iff it
+//   decodes completely, its tag matches and its MAC verifies: a client cannot
+//   forge one through Put without the secret, and a pointer copied to another
+//   key does not verify. The sequence number is not covered, because
+//   bottommost compactions zero it.
 //
 // There is no separate value checksum: the record's own crc32c and its stored
 // user key, read back on every resolve, already catch a damaged or misdirected
