@@ -10,9 +10,12 @@ namespace {
 
 thread_local std::weak_ptr<CompactionScope> current_scope;
 
-// The pointer's last byte is MAC output: a uniform slot index.
+// The pointer's last bytes are MAC output: a uniform slot index.
 size_t SlotOf(const Slice& pointer) {
-  return static_cast<unsigned char>(pointer[pointer.size() - 1]);
+  const size_t n = pointer.size();
+  return (static_cast<unsigned char>(pointer[n - 1]) << 8 |
+          static_cast<unsigned char>(pointer[n - 2])) %
+         CompactionScope::kSlots;
 }
 
 }  // namespace
@@ -38,6 +41,7 @@ std::shared_ptr<CompactionScope> CompactionScope::Enter(
 
 void CompactionScope::NoteVerified(const Slice& user_key,
                                    const Slice& pointer) {
+  if (pointer.size() < 2) return;
   Verified& v = verified_[SlotOf(pointer)];
   if (user_key.size() > v.key.size() || pointer.size() > v.pointer.size()) {
     return;
@@ -50,7 +54,7 @@ void CompactionScope::NoteVerified(const Slice& user_key,
 
 bool CompactionScope::WasVerified(const Slice& user_key,
                                   const Slice& pointer) const {
-  if (pointer.empty()) return false;
+  if (pointer.size() < 2) return false;
   const Verified& v = verified_[SlotOf(pointer)];
   return v.pointer_size == pointer.size() && v.key_size == user_key.size() &&
          std::memcmp(v.pointer.data(), pointer.data(), pointer.size()) == 0 &&

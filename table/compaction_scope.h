@@ -33,6 +33,11 @@ namespace hybridkv {
 
 class CompactionScope : public MediumReadahead::Plan {
  public:
+  // Verified pointers are direct-mapped by two MAC bytes. A compaction has a
+  // few dozen in flight (one per input iterator, plus lookahead); a slot
+  // overwritten before its pointer reaches the builder only costs a MAC.
+  static constexpr size_t kSlots = 4096;
+
   // The scope of the compaction this thread runs; null when none.
   static std::shared_ptr<CompactionScope> Current();
   // A compaction input iterator over a table with `refs` opens on this
@@ -57,7 +62,7 @@ class CompactionScope : public MediumReadahead::Plan {
     std::array<char, 64> key;
     std::array<char, 40> pointer;
   };
-  static constexpr size_t kSlots = 256;
+
 
   std::map<uint64_t, MediumRuns> runs_;  // by medium file number
   std::array<Verified, kSlots> verified_;

@@ -136,6 +136,7 @@ class HybridIterator : public InternalIterator {
   Status status_;
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;
+  bool mac_checked_ = false;  // kEnvelope: this table's MACs verify
   bool resolved_ = false;
 
   MediumPointer pointer_;

@@ -475,6 +475,38 @@ TEST(MissingSecretTest, ReadsWorkCompactionsRefuseRestoringHeals) {
   ASSERT_OK(db->VerifyChecksum());
 }
 
+// A secret file replaced by another valid one for the same DB (a different
+// key): compactions check the first pointer of every input table, so they
+// refuse, naming the file, instead of taking pointers for plain values.
+TEST(MissingSecretTest, ReplacedSecretStopsCompactions) {
+  test::ScratchDir dir("replacedsecret");
+  Options options = MakeOptions();
+  Model model;
+  auto db = Open(options, dir.path());
+  LoadAndFlush(db.get(), &model, 0, 300);
+  LoadAndFlush(db.get(), &model, 300, 300);
+  ASSERT_OK(db->Close());
+  db.reset();
+  const std::string secret = dir.Sub(kSecretFileName);
+  const std::string saved = ReadFile(secret);
+  ASSERT_GT(saved.size(), 32u);
+  std::string other = saved;
+  other[12] ^= 0x5a;  // k0: another key
+  EncodeFixed32(&other[other.size() - 4],
+                crc32c::Mask(crc32c::Value(other.data(), other.size() - 4)));
+  WriteFile(secret, other);
+  std::string out;
+  const std::string ldb = std::string(HYBRIDKV_LDB) + " --db=" + dir.path() +
+                          " --try_load_options ";
+  EXPECT_NE(test::RunCommand(ldb + "compact", &out), 0) << out;
+  EXPECT_NE(out.find(kSecretFileName), std::string::npos) << out;
+  WriteFile(secret, saved);
+  ASSERT_EQ(test::RunCommand(ldb + "compact", &out), 0) << out;
+  db = Open(options, dir.path());
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
+}
+
 // Writes an OPTIONS file: HybridTable with `table_options` and, in the CF
 // section, `cf_extra`.
 std::string OptionsFile(
