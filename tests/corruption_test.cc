@@ -427,15 +427,22 @@ TEST(HostileValueTest, EnvelopeLookalikesReadBackVerbatim) {
   }
 }
 
+// Two flushes of medium values into `dir`, recorded in `*model`; the DB is
+// closed again.
+void WriteTwoFlushesAndClose(const test::ScratchDir& dir,
+                             const Options& options, Model* model) {
+  auto db = Open(options, dir.path());
+  LoadAndFlush(db.get(), model, 0, 300);
+  LoadAndFlush(db.get(), model, 300, 300);
+  ASSERT_OK(db->Close());
+}
+
 TEST(MissingSecretTest, ReadsWorkCompactionsRefuseRestoringHeals) {
   test::ScratchDir dir("nosecret");
   Options options = MakeOptions();
   Model model;
-  auto db = Open(options, dir.path());
-  LoadAndFlush(db.get(), &model, 0, 300);
-  LoadAndFlush(db.get(), &model, 300, 300);
-  ASSERT_OK(db->Close());
-  db.reset();
+  WriteTwoFlushesAndClose(dir, options, &model);
+  std::unique_ptr<DB> db;
   const std::string secret = dir.Sub(kSecretFileName);
   const std::string saved = ReadFile(secret);
   ASSERT_FALSE(saved.empty());
@@ -482,11 +489,7 @@ TEST(MissingSecretTest, ReplacedSecretStopsCompactions) {
   test::ScratchDir dir("replacedsecret");
   Options options = MakeOptions();
   Model model;
-  auto db = Open(options, dir.path());
-  LoadAndFlush(db.get(), &model, 0, 300);
-  LoadAndFlush(db.get(), &model, 300, 300);
-  ASSERT_OK(db->Close());
-  db.reset();
+  WriteTwoFlushesAndClose(dir, options, &model);
   const std::string secret = dir.Sub(kSecretFileName);
   const std::string saved = ReadFile(secret);
   ASSERT_GT(saved.size(), 32u);
@@ -502,7 +505,7 @@ TEST(MissingSecretTest, ReplacedSecretStopsCompactions) {
   EXPECT_NE(out.find(kSecretFileName), std::string::npos) << out;
   WriteFile(secret, saved);
   ASSERT_EQ(test::RunCommand(ldb + "compact", &out), 0) << out;
-  db = Open(options, dir.path());
+  auto db = Open(options, dir.path());
   using Pairs = std::vector<std::pair<std::string, std::string>>;
   ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
 }

@@ -367,19 +367,10 @@ class MediumSpaceCrashTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(MediumSpaceCrashTest, CrashAtPunchLosesNothing) {
   test::ScratchDir dir("punchcrash");
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    setenv(kPunchCrashDir, dir.path().c_str(), 1);
-    setenv(kPunchCrashMode, GetParam().c_str(), 1);
-    execl("/proc/self/exe", "hybridkv_tests",
-          "--gtest_filter=SipHashTest.ReferenceVectors", nullptr);
-    _exit(5);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child exited with " << status;
+  std::string how;
+  ASSERT_TRUE(test::RunSelfUntilKilled(
+      {{kPunchCrashDir, dir.path()}, {kPunchCrashMode, GetParam()}}, &how))
+      << how;
   const auto mediums = test::FilesWithSuffix(dir.path(), ".medium");
   ASSERT_EQ(mediums.size(), 1u);
   const std::string medium = dir.path() + "/" + mediums[0];

@@ -432,19 +432,9 @@ testing::Environment* const crash_child =
 TEST(LifecycleTest, CrashBetweenMediumWriteAndFlushCommit) {
   test::ScratchDir dir("crash");
   const int kKeys = kCrashKeys;
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    setenv(kCrashChildDir, dir.path().c_str(), 1);
-    // Environments set up only when some test runs: pick a trivial one.
-    execl("/proc/self/exe", "hybridkv_tests",
-          "--gtest_filter=SipHashTest.ReferenceVectors", nullptr);
-    _exit(5);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child exited with " << status;
+  std::string how;
+  ASSERT_TRUE(test::RunSelfUntilKilled({{kCrashChildDir, dir.path()}}, &how))
+      << how;
   const auto leftovers = test::FilesWithSuffix(dir.path(), ".medium");
   ASSERT_EQ(leftovers.size(), 1u);  // written, never committed
 

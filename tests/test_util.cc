@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "test_util.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -32,6 +34,32 @@ ScratchDir::~ScratchDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
+}
+
+bool RunSelfUntilKilled(
+    const std::vector<std::pair<std::string, std::string>>& env,
+    std::string* how) {
+  const pid_t child = fork();
+  if (child < 0) {
+    *how = "fork failed";
+    return false;
+  }
+  if (child == 0) {
+    for (const auto& [name, value] : env) {
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+    // Environments set up only when some test runs: pick a trivial one.
+    execl("/proc/self/exe", "hybridkv_tests",
+          "--gtest_filter=SipHashTest.ReferenceVectors", nullptr);
+    _exit(5);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child) {
+    *how = "waitpid failed";
+    return false;
+  }
+  *how = "child ended with status " + std::to_string(status);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 }
 
 int RunCommand(const std::string& command, std::string* output) {

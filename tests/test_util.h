@@ -40,6 +40,15 @@ std::vector<std::pair<std::string, std::string>> ScanAll(
     DB* db, ColumnFamilyHandle* cf = nullptr,
     const Snapshot* snapshot = nullptr);
 
+// Runs this test binary again as a child process with `env` (name, value
+// pairs) set, for a gtest Environment that acts on them and is meant to be
+// killed with SIGKILL (a fresh exec, not a bare fork: a forked copy of a
+// process whose RocksDB thread pools already run has no threads). True iff the
+// child died of SIGKILL; otherwise `*how` says how it ended.
+bool RunSelfUntilKilled(
+    const std::vector<std::pair<std::string, std::string>>& env,
+    std::string* how);
+
 // Names of the files in `dir` that end with `suffix`.
 std::vector<std::string> FilesWithSuffix(const std::string& dir,
                                          const std::string& suffix);
