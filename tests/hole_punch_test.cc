@@ -180,16 +180,6 @@ Options PunchOptions(Env* env = Env::Default()) {
   return options;
 }
 
-std::vector<std::string> FilesAt(DB* db, int level) {
-  ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  std::vector<std::string> names;
-  for (const SstFileMetaData& f : meta.levels[level].files) {
-    names.push_back(f.name);
-  }
-  return names;
-}
-
 // Loads kKeys in random order into one flush (one medium file, key-sorted),
 // then moves its pointers to L1 as many small SSTs, each pointing into a
 // narrow run of that file. Returns the medium file's path.
@@ -201,7 +191,7 @@ std::string LoadIntoL1(DB* db, const std::string& dir) {
   EXPECT_OK(db->Flush(FlushOptions()));
   CompactionOptions small_files;
   small_files.output_file_size_limit = 16 << 10;
-  EXPECT_OK(db->CompactFiles(small_files, FilesAt(db, 0), 1));
+  EXPECT_OK(db->CompactFiles(small_files, test::FilesAt(db, 0), 1));
   const auto mediums = test::FilesWithSuffix(dir, ".medium");
   EXPECT_EQ(mediums.size(), 1u);
   return mediums.empty() ? "" : dir + "/" + mediums[0];
@@ -210,7 +200,7 @@ std::string LoadIntoL1(DB* db, const std::string& dir) {
 // Merges the first half of L1 (by key) into L2, the merge level, where those
 // values are written back inline.
 void MergeFirstHalf(DB* db) {
-  std::vector<std::string> l1 = FilesAt(db, 1);
+  std::vector<std::string> l1 = test::FilesAt(db, 1);
   ASSERT_GT(l1.size(), 4u);
   l1.resize(l1.size() / 2);
   ASSERT_OK(db->CompactFiles(CompactionOptions(), l1, 2));
@@ -254,7 +244,8 @@ TEST(MediumSpaceTest, MergedRangesAreFreedInPlace) {
   EXPECT_LT(stats.medium_space_amplification(), 1.1) << stats.ToString();
   CheckAll(db.get());
   // The rest merges too: the file goes whole.
-  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 1), 2));
+  ASSERT_OK(
+      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
   EXPECT_TRUE(Eventually(
       [&] { return test::FilesWithSuffix(dir.path(), ".medium").empty(); }));
   CheckAll(db.get());
@@ -273,7 +264,8 @@ TEST(MediumSpaceTest, WithoutPunchSupportFilesAreKeptWhole) {
   EXPECT_EQ(stats.medium_bytes_punched, 0u);
   EXPECT_EQ(Allocated(medium), full);
   CheckAll(db.get());
-  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 1), 2));
+  ASSERT_OK(
+      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
   EXPECT_TRUE(Eventually(
       [&] { return test::FilesWithSuffix(dir.path(), ".medium").empty(); }));
   CheckAll(db.get());
@@ -320,7 +312,8 @@ TEST(MediumSpaceTest, CheckpointSharingFilesBlocksPunching) {
   const uint64_t full = Allocated(medium);
   ASSERT_OK(CreateCheckpoint(db.get(), dir.Sub("checkpoint")));
   MergeFirstHalf(db.get());
-  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 1), 2));
+  ASSERT_OK(
+      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
   CheckAll(db.get());
   auto copy = Open(PunchOptions(), dir.Sub("checkpoint"));
   CheckAll(copy.get());

@@ -674,16 +674,6 @@ TEST(LifecycleTest, CheckpointAndSourceOpenTogether) {
   MergeOntoEveryFifthAndCheck(second.get(), 2);
 }
 
-std::vector<std::string> FilesAt(DB* db, int level) {
-  ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  std::vector<std::string> names;
-  for (const SstFileMetaData& f : meta.levels[level].files) {
-    names.push_back(f.name);
-  }
-  return names;
-}
-
 // A snapshot keeps an overwritten version's pointer in the compaction output,
 // and so its medium file; once released, the next compaction drops the
 // version and the file goes.
@@ -696,7 +686,8 @@ TEST(LifecycleTest, SnapshotKeepsOverwrittenValuesFile) {
   const Snapshot* snapshot = db->GetSnapshot();
   Write(db.get(), 300, 2);
   // Above the merge level: pointers move, both versions stay for the snapshot.
-  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 0), 1));
+  ASSERT_OK(
+      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 0), 1));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(MediumFiles(dir.path()), 2u);
   ReadOptions at_snapshot;
@@ -705,7 +696,8 @@ TEST(LifecycleTest, SnapshotKeepsOverwrittenValuesFile) {
   ASSERT_OK(db->Get(at_snapshot, Key(17), &v));
   EXPECT_EQ(v, Medium(17, 1));
   db->ReleaseSnapshot(snapshot);
-  ASSERT_OK(db->CompactFiles(CompactionOptions(), FilesAt(db.get(), 1), 2));
+  ASSERT_OK(
+      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
   EXPECT_TRUE(Eventually([&] {
     auto now = test::FilesWithSuffix(dir.path(), ".medium");
     return now.size() == 1 && now[0] != first[0];

@@ -14,6 +14,7 @@
 #include "db/dbformat.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/file_system.h"
+#include "rocksdb/metadata.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -34,6 +35,16 @@ ScratchDir::~ScratchDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
+}
+
+std::vector<std::string> FilesAt(DB* db, int level) {
+  ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> names;
+  for (const SstFileMetaData& f : meta.levels[level].files) {
+    names.push_back(f.name);
+  }
+  return names;
 }
 
 bool RunSelfUntilKilled(

@@ -49,6 +49,10 @@ bool RunSelfUntilKilled(
     const std::vector<std::pair<std::string, std::string>>& env,
     std::string* how);
 
+// Names of the SST files of `db`'s default column family at `level`, in key
+// order, as CompactFiles takes them.
+std::vector<std::string> FilesAt(DB* db, int level);
+
 // Names of the files in `dir` that end with `suffix`.
 std::vector<std::string> FilesWithSuffix(const std::string& dir,
                                          const std::string& suffix);
