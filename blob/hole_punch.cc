@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -73,6 +74,7 @@ bool CanPunchHoles(const FileSystem& fs) {
 }
 
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
+                    uint64_t keep_head, uint64_t keep_tail,
                     uint64_t* bytes_freed) {
   *bytes_freed = 0;
   Fd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
@@ -87,10 +89,16 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
   if (st.st_nlink > 1) {
     return IOStatus::OK();  // shared with a checkpoint
   }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size <= keep_head + keep_tail) {
+    return IOStatus::OK();
+  }
   const uint64_t block = st.st_blksize > 0 ? st.st_blksize : 4096;
   for (const MediumRun& range : ranges) {
-    const uint64_t begin = (range.begin + block - 1) / block * block;
-    const uint64_t end = range.end / block * block;
+    const uint64_t from = std::max(range.begin, keep_head);
+    const uint64_t to = std::min(range.end, size - keep_tail);
+    const uint64_t begin = (from + block - 1) / block * block;
+    const uint64_t end = to / block * block;
     if (begin >= end) continue;
     const int err = Punch(fd.get(), begin, end - begin);
     if (err != 0) {

@@ -29,13 +29,17 @@ namespace hybridkv {
 // beneath it could free the wrong bytes.
 bool CanPunchHoles(const FileSystem& fs);
 
-// Punches `ranges` (sorted, disjoint) of the file at `path`, shrunk to whole
-// blocks of the file system (a partial block would have to be zeroed, which
-// is a write). Sets `*bytes_freed` to the bytes punched. Does nothing when the
-// file has more than one hard link: a checkpoint made by
-// hybridkv::CreateCheckpoint shares it, and its SSTs may still point into
-// these ranges. NotSupported when the file system cannot punch holes.
+// Punches `ranges` (sorted, disjoint) of the file at `path`, clipped to
+// [keep_head, file size - keep_tail) and shrunk to whole blocks of the file
+// system (a partial block would have to be zeroed, which is a write). The
+// clipping keeps a format's header and footer whatever the ranges say, so a
+// caller may pass runs that reach past the file (WholeMediumFile). Sets
+// `*bytes_freed` to the bytes punched. Does nothing when the file has more
+// than one hard link: a checkpoint made by hybridkv::CreateCheckpoint shares
+// it, and its SSTs may still point into these ranges. NotSupported when the
+// file system cannot punch holes.
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
+                    uint64_t keep_head, uint64_t keep_tail,
                     uint64_t* bytes_freed);
 
 // The bytes the file at `path` occupies on disk (st_blocks), which punching

@@ -166,14 +166,11 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
 
 void MediumFileTracker::Punch(const std::vector<DeadRuns>& dead) {
   for (const DeadRuns& d : dead) {
-    MediumRuns runs = d.runs;
-    // The header and footer stay: every open verifies them.
-    for (MediumRun& run : runs) {
-      run.begin = std::max<uint64_t>(run.begin, kMediumFileHeaderSize);
-    }
     uint64_t freed = 0;
+    // The header and footer stay: every open verifies them.
     IOStatus s =
-        PunchHoles(MediumFileName(dir_, d.medium_number), runs, &freed);
+        PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
+                   kMediumFileHeaderSize, kMediumFileFooterSize, &freed);
     punched_bytes_ += freed;
     std::lock_guard<std::mutex> lock(mu_);
     file_bytes_.erase(d.medium_number);  // its size on disk changed
@@ -274,18 +271,11 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
       continue;
     }
-    // Runs nothing points into, whose punch a crash may have lost. Files
-    // this session writes now are not complete yet; their runs are all live.
-    uint64_t size = 0;
-    if (!can_punch_ || building_.count(m) != 0 ||
-        !fs->GetFileSize(MediumFileName(dir_, m), IOOptions(), &size, nullptr)
-             .ok() ||
-        size < kMediumFileHeaderSize + kMediumFileFooterSize) {
-      continue;
-    }
-    MediumRuns freed =
-        SubtractRuns({{kMediumFileHeaderSize, size - kMediumFileFooterSize}},
-                     LiveRunsLocked(m));
+    // Runs nothing points into, whose punch a crash may have lost (Punch
+    // keeps the header and footer). Files this session writes now are not
+    // complete yet; their runs are all live.
+    if (!can_punch_ || building_.count(m) != 0) continue;
+    MediumRuns freed = SubtractRuns(WholeMediumFile(), LiveRunsLocked(m));
     if (!freed.empty()) dead->push_back({m, std::move(freed)});
   }
   return Status::OK();

@@ -326,23 +326,25 @@ Status HybridTableBuilder::Finish() {
     case Mode::kKeepPointers:
       c.pointers_kept += kept_;
       break;
-    case Mode::kInline:
+    case Mode::kInline: {
+      const uint64_t bytes_read =
+          merge_reader_->bytes_read() - merge_bytes_read_before_;
+      const uint64_t reads =
+          merge_reader_->reads_issued() - merge_reads_before_;
       c.medium_values_inlined += inlined_;
       c.medium_bytes_inlined += inlined_bytes_;
-      c.merge_bytes_read +=
-          merge_reader_->bytes_read() - merge_bytes_read_before_;
-      c.merge_reads += merge_reader_->reads_issued() - merge_reads_before_;
+      c.merge_bytes_read += bytes_read;
+      c.merge_reads += reads;
       if (inlined_ > 0) {
-        ROCKS_LOG_INFO(logger_,
-                       "[HybridKV] SST #%" PRIu64 ": %" PRIu64
-                       " medium values (%" PRIu64
-                       " bytes) written back inline; %" PRIu64
-                       " bytes read in %" PRIu64 " reads",
-                       file_number_, inlined_, inlined_bytes_,
-                       merge_reader_->bytes_read() - merge_bytes_read_before_,
-                       merge_reader_->reads_issued() - merge_reads_before_);
+        ROCKS_LOG_INFO(
+            logger_,
+            "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64
+            " bytes) written back inline; %" PRIu64 " bytes read in %" PRIu64
+            " reads",
+            file_number_, inlined_, inlined_bytes_, bytes_read, reads);
       }
       break;
+    }
     case Mode::kPassThrough:
       break;
   }

@@ -135,21 +135,21 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     MediumPointer pointer;
     if (probe.State() == GetContext::kFound && is_blob_index &&
         context_.timestamp_size == 0) {
-      std::string value;
+      std::string resolved;
+      Slice value = probe_value;
       ValueType type = kTypeBlobIndex;
       if (MayBeMediumPointer(probe_value) &&
           PeekMediumPointer(probe_value, &pointer)) {
         s = ResolvePointer(MediumReadOptions(read_options), pointer,
-                           ExtractUserKey(key), &value);
+                           ExtractUserKey(key), &resolved);
         if (!s.ok()) {
           if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
             get_context->MarkKeyMayExist();
           }
           return s;
         }
+        value = resolved;
         type = kTypeValue;
-      } else {
-        value.assign(probe_value.data(), probe_value.size());
       }
       bool matched = false;
       Status read_status;

@@ -101,7 +101,7 @@ TEST(PunchHolesTest, FreesWholeBlocksAndKeepsTheRest) {
   const uint64_t before = Allocated(path);
   uint64_t freed = 0;
   // Unaligned ends shrink to whole blocks: nothing outside is touched.
-  ASSERT_OK(PunchHoles(path, {{100, (256 << 10) + 100}}, &freed));
+  ASSERT_OK(PunchHoles(path, {{100, (256 << 10) + 100}}, 0, 0, &freed));
   // [100, 4096) and [256 KiB, 256 KiB + 100) are partial blocks.
   EXPECT_EQ(freed, (256u << 10) - 4096);
   EXPECT_LE(Allocated(path), before - freed);
@@ -116,6 +116,22 @@ TEST(PunchHolesTest, FreesWholeBlocksAndKeepsTheRest) {
               std::string(data.size() - hole_end, 'x'));
 }
 
+// Runs that reach past the file (the whole-file runs of a version 1 refs
+// property) never touch the protected header and footer.
+TEST(PunchHolesTest, HeadAndTailAreKept) {
+  test::ScratchDir dir("punchclip");
+  const std::string path = dir.Sub("1.medium");
+  WriteFile(path, 1 << 20);
+  uint64_t freed = 0;
+  ASSERT_OK(PunchHoles(path, WholeMediumFile(), 8192, 8192, &freed));
+  EXPECT_EQ(freed, (1u << 20) - 2 * 8192);
+  std::string data;
+  ASSERT_OK(ReadFileToString(FileSystem::Default().get(), path, &data));
+  ASSERT_EQ(data.size(), 1u << 20);
+  EXPECT_TRUE(data.substr(0, 8192) == std::string(8192, 'x'));
+  EXPECT_TRUE(data.substr(data.size() - 8192) == std::string(8192, 'x'));
+}
+
 TEST(PunchHolesTest, FileSharedWithACheckpointIsLeftAlone) {
   test::ScratchDir dir("punchlinked");
   const std::string path = dir.Sub("1.medium");
@@ -123,7 +139,7 @@ TEST(PunchHolesTest, FileSharedWithACheckpointIsLeftAlone) {
   ASSERT_EQ(link(path.c_str(), dir.Sub("copy.medium").c_str()), 0);
   const uint64_t before = Allocated(path);
   uint64_t freed = 0;
-  ASSERT_OK(PunchHoles(path, {{0, 1 << 20}}, &freed));
+  ASSERT_OK(PunchHoles(path, {{0, 1 << 20}}, 0, 0, &freed));
   EXPECT_EQ(freed, 0u);
   EXPECT_EQ(Allocated(path), before);
 }
@@ -134,10 +150,10 @@ TEST(PunchHolesTest, UnsupportedAndFailingPunchesSaySo) {
   WriteFile(path, 1 << 20);
   uint64_t freed = 0;
   SetPunchHoleForTesting([](int, uint64_t, uint64_t) { return EOPNOTSUPP; });
-  IOStatus s = PunchHoles(path, {{0, 1 << 20}}, &freed);
+  IOStatus s = PunchHoles(path, {{0, 1 << 20}}, 0, 0, &freed);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   SetPunchHoleForTesting([](int, uint64_t, uint64_t) { return EIO; });
-  s = PunchHoles(path, {{0, 1 << 20}}, &freed);
+  s = PunchHoles(path, {{0, 1 << 20}}, 0, 0, &freed);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
   SetPunchHoleForTesting(nullptr);
@@ -227,6 +243,15 @@ std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
   return std::unique_ptr<DB>(raw);
 }
 
+// Merges what is left in L1 into the merge level: the last references go,
+// the medium file with them, and every value still reads back.
+void MergeTheRestAndCheck(DB* db, const std::string& dir) {
+  ASSERT_OK(db->CompactFiles(CompactionOptions(), test::FilesAt(db, 1), 2));
+  EXPECT_TRUE(Eventually(
+      [&] { return test::FilesWithSuffix(dir, ".medium").empty(); }));
+  CheckAll(db);
+}
+
 TEST(MediumSpaceTest, MergedRangesAreFreedInPlace) {
   test::ScratchDir dir("inplace");
   auto db = Open(PunchOptions(), dir.path());
@@ -244,11 +269,7 @@ TEST(MediumSpaceTest, MergedRangesAreFreedInPlace) {
   EXPECT_LT(stats.medium_space_amplification(), 1.1) << stats.ToString();
   CheckAll(db.get());
   // The rest merges too: the file goes whole.
-  ASSERT_OK(
-      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
-  EXPECT_TRUE(Eventually(
-      [&] { return test::FilesWithSuffix(dir.path(), ".medium").empty(); }));
-  CheckAll(db.get());
+  MergeTheRestAndCheck(db.get(), dir.path());
 }
 
 TEST(MediumSpaceTest, WithoutPunchSupportFilesAreKeptWhole) {
@@ -264,11 +285,7 @@ TEST(MediumSpaceTest, WithoutPunchSupportFilesAreKeptWhole) {
   EXPECT_EQ(stats.medium_bytes_punched, 0u);
   EXPECT_EQ(Allocated(medium), full);
   CheckAll(db.get());
-  ASSERT_OK(
-      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
-  EXPECT_TRUE(Eventually(
-      [&] { return test::FilesWithSuffix(dir.path(), ".medium").empty(); }));
-  CheckAll(db.get());
+  MergeTheRestAndCheck(db.get(), dir.path());
   ASSERT_OK(db->Close());
 }
 
