@@ -7,6 +7,7 @@
 #include "file/random_access_file_reader.h"
 #include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/hole_punch.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
@@ -355,6 +356,10 @@ void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
   if (!info.output_files.empty()) {
     TrackerFor(DirName(info.output_files.front()))->EnsureSeeded();
   }
+}
+
+void HybridKVListener::OnBlobFileDeleted(const BlobFileDeletionInfo& info) {
+  BlobCacheWarmer::ForgetBlobFile(info.file_path);
 }
 
 }  // namespace hybridkv

@@ -152,6 +152,8 @@ class HybridKVListener : public EventListener {
   void OnTableFileDeleted(const TableFileDeletionInfo& info) override;
   void OnFlushCompleted(DB* db, const FlushJobInfo& info) override;
   void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
+  // Closes scan prefetching's reader of the deleted blob file.
+  void OnBlobFileDeleted(const BlobFileDeletionInfo& info) override;
 };
 
 // "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.

@@ -44,6 +44,15 @@ DEFINE_int32(
     hybrid_merge_level,
     ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().merge_level,
     "HybridKV merge level: >= 0 absolute, < 0 counted from the deepest level.");
+DEFINE_bool(hybrid_scan_prefetch,
+            ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().scan_prefetch,
+            "HybridKV: user scans read the separated values they are about to "
+            "yield ahead of time, several at once, into the blob and block "
+            "caches.");
+DEFINE_uint32(
+    hybrid_scan_prefetch_max,
+    ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().scan_prefetch_max,
+    "HybridKV: the most entries a scan looks ahead in one step.");
 DEFINE_string(
     value_size_mix, "",
     "Value sizes drawn from a mix: S, M, L, SD, MD, LD (Parallax's Table 4.1: "
@@ -258,6 +267,8 @@ void ApplyOptions(Options* options) {
   t.small_medium_ratio = FLAGS_hybrid_small_medium_ratio;
   t.medium_large_ratio = FLAGS_hybrid_medium_large_ratio;
   t.merge_level = FLAGS_hybrid_merge_level;
+  t.scan_prefetch = FLAGS_hybrid_scan_prefetch;
+  t.scan_prefetch_max = FLAGS_hybrid_scan_prefetch_max;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
   ROCKSDB_NAMESPACE::Status s =
       ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);

@@ -15,14 +15,16 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
                                Mode mode, HybridTableReader* table,
                                const MediumReadOptions& read,
                                bool allow_unprepared_value,
-                               const SipKey& secret, bool scan)
+                               const SipKey& secret, bool scan,
+                               std::unique_ptr<ScanPrefetcher> prefetcher)
     : inner_(inner),
       inner_in_arena_(inner_in_arena),
       mode_(mode),
       table_(table),
       allow_unprepared_value_(allow_unprepared_value),
       secret_(secret),
-      read_(read) {
+      read_(read),
+      prefetcher_(std::move(prefetcher)) {
   if (mode == Mode::kEnvelope) {
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
@@ -134,6 +136,11 @@ Slice HybridIterator::value() const {
   if (is_pointer_ && mode_ == Mode::kResolve) {
     return resolved_ ? Slice(*value_) : Slice();
   }
+  // DBIter asks for a blob index's value only for an entry it yields, just
+  // before it reads the blob: the prefetcher's cue.
+  if (prefetcher_ != nullptr && ExtractValueType(inner_->key()) == kTypeBlobIndex) {
+    prefetcher_->WantBlob(inner_->key());
+  }
   return inner_->value();
 }
 
@@ -148,6 +155,7 @@ bool HybridIterator::PrepareValue() {
 }
 
 bool HybridIterator::NextAndGetResult(IterateResult* result) {
+  if (prefetcher_ != nullptr) prefetcher_->Next();
   const bool valid = inner_->NextAndGetResult(result);
   Update();
   if (!valid || !Valid()) {

@@ -8,6 +8,7 @@
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
+#include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "table/internal_iterator.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -33,10 +34,12 @@ class HybridIterator : public InternalIterator {
   // not verify under it fails the iteration instead of reaching a compaction as
   // a plain value. `scan`: values are resolved through a readahead buffer per
   // medium file, for iterators that visit neighbouring keys; otherwise each
-  // value is one positioned read.
+  // value is one positioned read. `prefetcher` (user scans, may be null)
+  // warms the blob cache ahead of the scan.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                  HybridTableReader* table, const MediumReadOptions& read,
-                 bool allow_unprepared_value, const SipKey& secret, bool scan);
+                 bool allow_unprepared_value, const SipKey& secret, bool scan,
+                 std::unique_ptr<ScanPrefetcher> prefetcher = nullptr);
   ~HybridIterator() override;
 
   void SetRangeDelReadSeqno(SequenceNumber read_seqno) override {
@@ -44,27 +47,33 @@ class HybridIterator : public InternalIterator {
   }
   bool Valid() const override { return inner_->Valid() && status_.ok(); }
   void SeekToFirst() override {
+    if (prefetcher_ != nullptr) prefetcher_->Seek(nullptr);
     inner_->SeekToFirst();
     Update();
   }
   void SeekToLast() override {
+    if (prefetcher_ != nullptr) prefetcher_->Stop();
     inner_->SeekToLast();
     Update();
   }
   void Seek(const Slice& target) override {
+    if (prefetcher_ != nullptr) prefetcher_->Seek(&target);
     inner_->Seek(target);
     Update();
   }
   void SeekForPrev(const Slice& target) override {
+    if (prefetcher_ != nullptr) prefetcher_->Stop();
     inner_->SeekForPrev(target);
     Update();
   }
   void Next() override {
+    if (prefetcher_ != nullptr) prefetcher_->Next();
     inner_->Next();
     Update();
   }
   bool NextAndGetResult(IterateResult* result) override;
   void Prev() override {
+    if (prefetcher_ != nullptr) prefetcher_->Stop();
     inner_->Prev();
     Update();
   }
@@ -144,6 +153,7 @@ class HybridIterator : public InternalIterator {
   std::unique_ptr<std::string> value_;  // the resolved value, while positioned
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
   std::shared_ptr<CompactionScope> scope_;      // kEnvelope only
+  std::unique_ptr<ScanPrefetcher> prefetcher_;  // user scans only
 };
 
 }  // namespace hybridkv

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
@@ -90,6 +91,13 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
      {offsetof(struct HybridTableOptions, require_listener),
       OptionType::kBoolean, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
+    {"scan_prefetch",
+     {offsetof(struct HybridTableOptions, scan_prefetch), OptionType::kBoolean,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"scan_prefetch_max",
+     {offsetof(struct HybridTableOptions, scan_prefetch_max),
+      OptionType::kUInt32T, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     // Serialized as a nested object,
     // `inner={id=BlockBasedTable;block_size=...}`, and compared in full when
     // RocksDB verifies a persisted OPTIONS file.
@@ -156,12 +164,15 @@ Status HybridTableFactory::ValidateOptions(
         "above " +
         std::to_string(kMaxMediumPointerSize) + ".");
   }
-  if (o.medium_min_value_size > o.medium_max_value_size) {
+  // medium_max_value_size = medium_min_value_size - 1 says "no medium
+  // class" (HybridTable for scan prefetching only); a wider gap is a mistake.
+  if (uint64_t{o.medium_max_value_size} + 1 < o.medium_min_value_size) {
     return Status::InvalidArgument(
-        "HybridTable: the medium band is empty: medium_min_value_size=" +
+        "HybridTable: medium_min_value_size=" +
         std::to_string(o.medium_min_value_size) +
         " > medium_max_value_size=" + std::to_string(o.medium_max_value_size) +
-        ". Make medium_min_value_size the smaller.");
+        ". Make medium_min_value_size the smaller, or set "
+        "medium_max_value_size=medium_min_value_size-1 for no medium class.");
   }
   if (o.classify_by == ClassifyBy::kRatio &&
       !(0 < o.medium_large_ratio &&
@@ -183,6 +194,12 @@ Status HybridTableFactory::ValidateOptions(
         "min_blob_size=" +
         std::to_string(uint64_t{o.medium_max_value_size} + 1) +
         ", as hybridkv::ConfigureOptions does.");
+  }
+  if (o.scan_prefetch && o.scan_prefetch_max == 0) {
+    return Status::InvalidArgument(
+        "HybridTable: scan_prefetch_max=0 leaves scan prefetching nothing to "
+        "read. Set scan_prefetch=false to turn it off, or scan_prefetch_max to "
+        "at least 1 (default 64).");
   }
   const int num_levels = cf_opts.num_levels;
   if (o.merge_level >= num_levels || o.merge_level < -num_levels) {
@@ -314,6 +331,15 @@ Status HybridTableFactory::NewTableReader(
   TrackerFor(dir)->SetFileSystem(io.fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
+    if (options_.scan_prefetch) {
+      context.scan_prefetch_max = options_.scan_prefetch_max;
+      // BlobDB's blob cache keys carry the id of the DB that wrote the SST,
+      // which is this DB's unless the SST was ingested (then a warmed entry
+      // is merely never looked up).
+      context.blob_warmer = BlobCacheWarmer::For(
+          io, context.file_options, options_.inner, props->column_family_id,
+          props->db_id, table_reader_options.cur_db_session_id);
+    }
     if (table_reader_options.level >= 0) {
       context.counters->NoteLevel(props->column_family_id,
                                   table_reader_options.level);

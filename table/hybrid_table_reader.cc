@@ -8,6 +8,7 @@
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
+#include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/merge_operator.h"
 #include "table/get_context.h"
 #include "util/coding.h"
@@ -40,6 +41,15 @@ HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
                      !refs_.empty();
 }
 
+bool HybridTableReader::ScanPrefetchApplies(const ReadOptions& read_options,
+                                            TableReaderCaller caller) const {
+  // Prefetching only warms the blob cache, so it needs one it may fill, and
+  // I/O.
+  return caller == TableReaderCaller::kUserIterator &&
+         context_.scan_prefetch_max > 0 && context_.blob_warmer != nullptr &&
+         read_options.fill_cache && read_options.read_tier != kBlockCacheTier;
+}
+
 InternalIterator* HybridTableReader::NewIterator(
     const ReadOptions& read_options, const SliceTransform* prefix_extractor,
     Arena* arena, bool skip_filters, TableReaderCaller caller,
@@ -47,7 +57,8 @@ InternalIterator* HybridTableReader::NewIterator(
   InternalIterator* inner = inner_->NewIterator(
       read_options, prefix_extractor, arena, skip_filters, caller,
       compaction_readahead_size, allow_unprepared_value);
-  if (!has_medium_refs_) {
+  const bool prefetch = ScanPrefetchApplies(read_options, caller);
+  if (!has_medium_refs_ && !prefetch) {
     return inner;
   }
   const auto mode = caller == TableReaderCaller::kCompaction
@@ -69,17 +80,34 @@ InternalIterator* HybridTableReader::NewIterator(
       return NewErrorInternalIterator<Slice>(s, arena);
     }
   }
+  std::unique_ptr<ScanPrefetcher> prefetcher;
+  if (prefetch) {
+    // The lookahead sees every entry, as the scan's own iterator does.
+    auto new_lookahead = [this, read_options, prefix_extractor, skip_filters,
+                          caller] {
+      return inner_->NewIterator(read_options, prefix_extractor,
+                                 /*arena=*/nullptr, skip_filters, caller,
+                                 /*compaction_readahead_size=*/0,
+                                 /*allow_unprepared_value=*/false);
+    };
+    prefetcher.reset(new ScanPrefetcher(
+        new_lookahead, context_.blob_warmer, read_options,
+        context_.user_comparator, prefix_extractor,
+        context_.scan_prefetch_max));
+  }
   // The caller owns an arena-placed iterator's memory and only runs its
   // destructor, so the wrapper lives in the same arena as the iterator it
   // wraps.
   if (arena != nullptr) {
     return new (arena->AllocateAligned(sizeof(HybridIterator))) HybridIterator(
         inner, /*inner_in_arena=*/true, mode, this,
-        MediumReadOptions(read_options), allow_unprepared_value, secret, scan);
+        MediumReadOptions(read_options), allow_unprepared_value, secret, scan,
+        std::move(prefetcher));
   }
   return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
                             MediumReadOptions(read_options),
-                            allow_unprepared_value, secret, scan);
+                            allow_unprepared_value, secret, scan,
+                            std::move(prefetcher));
 }
 
 // Drives the caller's GetContext from an iterator, one SaveValue per entry of
@@ -277,34 +305,31 @@ std::string CacheKey(const MediumReadContext& context,
 
 }  // namespace
 
-Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
-                                         const MediumPointer& pointer,
-                                         const Slice& user_key,
-                                         std::string* value) {
+bool HybridTableReader::LookupMediumValue(const MediumPointer& pointer,
+                                          const Slice& user_key,
+                                          std::string* value) {
   Cache* cache = context_.block_cache.get();
-  std::string cache_key;
-  if (cache != nullptr) {
-    cache_key = CacheKey(context_, pointer);
-    if (Cache::Handle* h = cache->Lookup(cache_key)) {
-      const auto* cached =
-          static_cast<const CachedMediumValue*>(cache->Value(h));
-      const bool hit = cached->file_number == pointer.file_number &&
-                       cached->user_key == user_key;
-      if (hit) {
-        value->assign(cached->value);
-      }
-      cache->Release(h);
-      if (hit) {
-        RecordResolved(value->size(), 0);
-        return Status::OK();
-      }
-    }
+  if (cache == nullptr) {
+    return false;
   }
-  if (options.block_cache_only()) {
-    return Status::Incomplete(
-        "HybridKV: medium value not in the block cache, and the read allows "
-        "no I/O (read_tier=kBlockCacheTier)");
+  Cache::Handle* h = cache->Lookup(CacheKey(context_, pointer));
+  if (h == nullptr) {
+    return false;
   }
+  const auto* cached = static_cast<const CachedMediumValue*>(cache->Value(h));
+  const bool hit = cached->file_number == pointer.file_number &&
+                   cached->user_key == user_key;
+  if (hit && value != nullptr) {
+    value->assign(cached->value);
+  }
+  cache->Release(h);
+  return hit;
+}
+
+Status HybridTableReader::ReadMediumValue(const MediumReadOptions& options,
+                                          const MediumPointer& pointer,
+                                          const Slice& user_key,
+                                          std::string* value) {
   IOOptions io;
   Status s = options.PrepareIO(context_.clock, &io);
   std::shared_ptr<MediumFileReader> file;
@@ -314,19 +339,38 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
   if (s.ok()) {
     s = file->Read(io, pointer.handle, user_key, value);
   }
-  if (!s.ok()) {
+  Cache* cache = context_.block_cache.get();
+  if (!s.ok() || cache == nullptr || !options.fill_cache()) {
     return s;
   }
-  RecordResolved(value->size(), pointer.handle.size);
-  if (cache != nullptr && options.fill_cache()) {
-    auto* entry =
-        new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
-    const size_t charge =
-        sizeof(*entry) + entry->user_key.size() + entry->value.size();
-    if (!cache->Insert(cache_key, entry, &kCachedMediumValueHelper, charge)
-             .ok()) {
-      delete entry;  // a full strict-capacity cache: the read itself succeeded
-    }
+  auto* entry =
+      new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
+  const size_t charge =
+      sizeof(*entry) + entry->user_key.size() + entry->value.size();
+  if (!cache->Insert(CacheKey(context_, pointer), entry,
+                     &kCachedMediumValueHelper, charge)
+           .ok()) {
+    delete entry;  // a full strict-capacity cache: the read itself succeeded
+  }
+  return s;
+}
+
+Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
+                                         const MediumPointer& pointer,
+                                         const Slice& user_key,
+                                         std::string* value) {
+  if (LookupMediumValue(pointer, user_key, value)) {
+    RecordResolved(value->size(), 0);
+    return Status::OK();
+  }
+  if (options.block_cache_only()) {
+    return Status::Incomplete(
+        "HybridKV: medium value not in the block cache, and the read allows "
+        "no I/O (read_tier=kBlockCacheTier)");
+  }
+  Status s = ReadMediumValue(options, pointer, user_key, value);
+  if (s.ok()) {
+    RecordResolved(value->size(), pointer.handle.size);
   }
   return s;
 }

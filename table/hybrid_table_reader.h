@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
@@ -31,6 +32,11 @@ struct MediumReadContext {
       block_cache;  // the inner table's; null when it has none
   DbCounters* counters = nullptr;
   SystemClock* clock = nullptr;  // for ReadOptions::deadline
+  // User scans warm BlobDB's values up to this many entries ahead
+  // (ScanPrefetcher); 0: off.
+  size_t scan_prefetch_max = 0;
+  // Null without a blob cache.
+  std::shared_ptr<BlobCacheWarmer> blob_warmer;
 };
 
 // Reads one HybridTable SST through the inner format's reader.
@@ -151,6 +157,16 @@ class HybridTableReader : public TableReader {
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
  private:
+  // The value `pointer` refers to, from the block cache; false on a miss.
+  bool LookupMediumValue(const MediumPointer& pointer, const Slice& user_key,
+                         std::string* value);
+  // Reads it from its medium file, and caches it if `options` allow.
+  Status ReadMediumValue(const MediumReadOptions& options,
+                         const MediumPointer& pointer, const Slice& user_key,
+                         std::string* value);
+  bool ScanPrefetchApplies(const ReadOptions& read_options,
+                           TableReaderCaller caller) const;
+
   std::unique_ptr<TableReader> inner_;
   const MediumReadContext context_;
   bool has_medium_refs_ = false;

@@ -56,6 +56,16 @@ struct HybridTableOptions {
   // DB is open, and the next open with the listener deletes the unreferenced
   // ones. Reads and compactions are unaffected.
   bool require_listener = true;
+  // User scans (iterators) read the separated values they are about to yield
+  // ahead of time, several at once, into the caches their readers look in:
+  // BlobDB's values into the blob cache, medium values into the block cache.
+  // Needs a blob cache (for the large class) or a block cache (for medium
+  // values); fill_cache=false and read_tier=kBlockCacheTier reads never
+  // prefetch. Results never depend on it.
+  bool scan_prefetch = true;
+  // The most entries a scan looks ahead in one step. The window starts at 8
+  // entries on a seek and doubles each time the scan reaches its end.
+  uint32_t scan_prefetch_max = 64;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
 

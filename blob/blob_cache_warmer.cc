@@ -1,0 +1,240 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "cache/cache_key.h"
+#include "db/blob/blob_file_cache.h"
+#include "db/blob/blob_read_request.h"
+#include "db/blob/blob_source.h"
+#include "file/filename.h"
+#include "rocksdb/cache.h"
+#include "table/multiget_context.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+// Blob files one warmer keeps open. Reopening one costs an open and two reads
+// (header and footer), more than the blob itself, so this is generous, as
+// RocksDB's own BlobFileCache is (it shares the table cache, unbounded with
+// max_open_files=-1). HybridKVListener closes deleted files (ForgetBlobFile).
+constexpr size_t kOpenBlobFiles = 4096;
+
+std::shared_ptr<Cache> NewReaderCache() {
+  LRUCacheOptions options;
+  options.capacity = kOpenBlobFiles;  // each reader is charged 1
+  options.num_shard_bits = 0;
+  // As RocksDB's table cache: metadata charged too would cut the capacity to a
+  // few dozen readers.
+  options.metadata_charge_policy = kDontChargeCacheMetadata;
+  return options.MakeSharedCache();
+}
+
+// Threads that only wait for reads, so more than the cores: a scan's window of
+// blobs is spread over many blob files (one per flush or GC output).
+constexpr size_t kReadThreads = 8;
+
+class ReadPool {
+ public:
+  void Run(size_t n, const std::function<void(size_t)>& task) {
+    if (n == 0) return;
+    if (n == 1) {
+      task(0);
+      return;
+    }
+    auto batch = std::make_shared<Batch>(n, task);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      while (threads_.size() < kReadThreads) {
+        threads_.emplace_back([this] { Loop(); });
+        threads_.back().detach();
+      }
+      for (size_t i = 0; i + 1 < std::min(n, kReadThreads + 1); i++) {
+        queue_.push_back(batch);
+      }
+    }
+    cv_.notify_all();
+    batch->Work();
+    std::unique_lock<std::mutex> lock(batch->mu);
+    batch->cv.wait(lock, [&] { return batch->done == batch->n; });
+  }
+
+ private:
+  // The tasks of one Run: whoever is free takes the next one.
+  struct Batch {
+    Batch(size_t count, const std::function<void(size_t)>& fn)
+        : n(count), task(fn) {}
+    void Work() {
+      for (size_t i = next++; i < n; i = next++) {
+        task(i);
+        std::lock_guard<std::mutex> lock(mu);
+        if (++done == n) cv.notify_all();
+      }
+    }
+    const size_t n;
+    const std::function<void(size_t)>& task;  // the caller waits in Run
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t done = 0;  // guarded by mu
+  };
+
+  void Loop() {
+    for (;;) {
+      std::shared_ptr<Batch> batch;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty(); });
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      batch->Work();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Batch>> queue_;
+  std::vector<std::thread> threads_;
+};
+
+// Live warmers, to share one per column family and session, and to find them
+// by directory when a blob file is deleted.
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::weak_ptr<BlobCacheWarmer>> by_key;
+  std::multimap<std::string, std::weak_ptr<BlobCacheWarmer>> by_dir;
+};
+
+Registry& GetRegistry() {
+  static auto* registry = new Registry();
+  return *registry;
+}
+
+}  // namespace
+
+void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task) {
+  static auto* pool = new ReadPool();
+  pool->Run(n, task);
+}
+
+std::shared_ptr<BlobCacheWarmer> BlobCacheWarmer::For(
+    const ImmutableOptions& ioptions, const FileOptions& file_options,
+    const std::shared_ptr<TableFactory>& inner, uint32_t column_family_id,
+    const std::string& db_id, const std::string& db_session_id) {
+  if (ioptions.blob_cache == nullptr || ioptions.cf_paths.empty() ||
+      db_session_id.empty()) {
+    return nullptr;
+  }
+  const std::string& dir = ioptions.cf_paths.front().path;
+  const std::string key = dir + '\0' + std::to_string(column_family_id) +
+                          '\0' + db_id + '\0' + db_session_id;
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  std::shared_ptr<BlobCacheWarmer> warmer = registry.by_key[key].lock();
+  if (warmer == nullptr) {
+    warmer.reset(new BlobCacheWarmer(ioptions, file_options, inner,
+                                     column_family_id, db_id, db_session_id));
+    registry.by_key[key] = warmer;
+    // Drop what expired with earlier sessions of this directory.
+    auto range = registry.by_dir.equal_range(dir);
+    for (auto it = range.first; it != range.second;) {
+      it = it->second.expired() ? registry.by_dir.erase(it) : std::next(it);
+    }
+    registry.by_dir.emplace(dir, warmer);
+  }
+  return warmer;
+}
+
+void BlobCacheWarmer::ForgetBlobFile(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? std::string() : path.substr(0, slash);
+  uint64_t number = 0;
+  FileType type;
+  if (!ParseFileName(path.substr(slash + 1), &number, &type) ||
+      type != kBlobFile) {
+    return;
+  }
+  std::vector<std::shared_ptr<BlobCacheWarmer>> warmers;
+  {
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::mutex> lock(registry.mu);
+    auto range = registry.by_dir.equal_range(dir);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (auto warmer = it->second.lock()) warmers.push_back(warmer);
+    }
+  }
+  for (const auto& warmer : warmers) {
+    warmer->blob_file_cache_->Evict(number);
+  }
+}
+
+BlobCacheWarmer::BlobCacheWarmer(const ImmutableOptions& ioptions,
+                                 const FileOptions& file_options,
+                                 const std::shared_ptr<TableFactory>& inner,
+                                 uint32_t column_family_id, std::string db_id,
+                                 std::string db_session_id)
+    : db_id_(std::move(db_id)),
+      db_session_id_(std::move(db_session_id)),
+      file_options_(file_options),
+      blob_dir_(ioptions.cf_paths.front().path),
+      reader_cache_(NewReaderCache()) {
+  blob_file_cache_ = std::make_unique<BlobFileCache>(
+      reader_cache_.get(), &ioptions, &file_options_, column_family_id,
+      /*blob_file_read_hist=*/nullptr, /*io_tracer=*/nullptr);
+  // BlobSource reads only the table factory from the mutable options, to
+  // learn whether blob cache memory is charged to the block cache.
+  ColumnFamilyOptions cf_options;
+  cf_options.table_factory = inner;
+  blob_source_ = std::make_unique<BlobSource>(
+      ioptions, MutableCFOptions(cf_options), db_id_, db_session_id_,
+      blob_file_cache_.get());
+}
+
+BlobCacheWarmer::~BlobCacheWarmer() = default;
+
+std::vector<std::pair<size_t, size_t>> BlobCacheWarmer::GroupByFile(
+    std::vector<Blob>* blobs) {
+  std::sort(blobs->begin(), blobs->end(), [](const Blob& a, const Blob& b) {
+    return a.file_number != b.file_number ? a.file_number < b.file_number
+                                          : a.offset < b.offset;
+  });
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t i = 0; i < blobs->size(); i++) {
+    if (groups.empty() ||
+        (*blobs)[i].file_number != (*blobs)[groups.back().first].file_number ||
+        i - groups.back().first == MultiGetContext::MAX_BATCH_SIZE) {
+      groups.emplace_back(i, i);
+    }
+    groups.back().second = i + 1;
+  }
+  return groups;
+}
+
+void BlobCacheWarmer::WarmGroup(const ReadOptions& read_options,
+                                const Blob* blobs, size_t count) {
+  std::vector<Slice> keys(count);
+  std::vector<PinnableSlice> values(count);
+  std::vector<Status> statuses(count);
+  autovector<BlobReadRequest> requests;
+  for (size_t i = 0; i < count; i++) {
+    keys[i] = blobs[i].user_key;
+    requests.emplace_back(keys[i], blobs[i].offset, blobs[i].size,
+                          blobs[i].compression, &values[i], &statuses[i]);
+  }
+  uint64_t bytes_read = 0;
+  blob_source_->MultiGetBlobFromOneFile(read_options, blobs[0].file_number,
+                                        /*file_size=*/0, requests,
+                                        &bytes_read);
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,103 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// Warms a column family's blob cache with values of RocksDB's integrated
+// BlobDB (HybridKV's large class) before its own reader asks for them.
+//
+// Why: RocksDB's DBIter reads each blob of a scan synchronously, one request
+// at a time (db/db_iter.cc passes no prefetch buffer). A scan that knows which
+// blobs it is about to yield can read them together and leave them in the blob
+// cache, where DBIter's own read finds them.
+//
+// How: through a private BlobSource built with the same ImmutableOptions, DB id
+// and DB session id as the column family's. BlobSource keys the cache by
+// (DB id, DB session id, blob file number, offset) and stores BlobContents, so
+// the entries it inserts are exactly the ones DBIter's BlobSource looks up;
+// reusing it, rather than copying its key and cache-item code, keeps that true
+// across RocksDB versions. Warming only fills a cache: every error is dropped,
+// and the reader that needs the value reads it again and reports the error as
+// it would have without warming.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "options/cf_options.h"
+#include "rocksdb/compression_type.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/options.h"
+
+namespace ROCKSDB_NAMESPACE {
+
+class BlobFileCache;
+class BlobSource;
+class Cache;
+
+namespace hybridkv {
+
+class BlobCacheWarmer {
+ public:
+  // One blob a scan is about to yield, from its BlobIndex.
+  struct Blob {
+    std::string user_key;  // as stored in the SST, timestamp included
+    uint64_t file_number = 0;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    CompressionType compression = kNoCompression;
+  };
+
+  // The warmer of one column family in one DB session, shared by its table
+  // readers; null when the column family has no blob cache. `inner` is the
+  // wrapped table factory, through which BlobSource finds whether blob cache
+  // memory is charged to the block cache.
+  static std::shared_ptr<BlobCacheWarmer> For(
+      const ImmutableOptions& ioptions, const FileOptions& file_options,
+      const std::shared_ptr<TableFactory>& inner, uint32_t column_family_id,
+      const std::string& db_id, const std::string& db_session_id);
+
+  // Closes the cached reader of a deleted blob file in every warmer of its
+  // directory, so that its space is freed (HybridKVListener calls it).
+  static void ForgetBlobFile(const std::string& path);
+
+  ~BlobCacheWarmer();
+
+  // Sorts `blobs` by file and offset and returns the [begin, end) ranges
+  // that one read each serves: one file's blobs (RocksDB's MultiRead batches
+  // them, with io_uring where RocksDB was built with it), at most
+  // MultiGetContext::MAX_BATCH_SIZE at a time.
+  static std::vector<std::pair<size_t, size_t>> GroupByFile(
+      std::vector<Blob>* blobs);
+
+  // Reads blobs[0, count) of one group into the blob cache. Blobs already
+  // cached cost a lookup. Thread-safe.
+  void WarmGroup(const ReadOptions& read_options, const Blob* blobs,
+                 size_t count);
+
+ private:
+  BlobCacheWarmer(const ImmutableOptions& ioptions,
+                  const FileOptions& file_options,
+                  const std::shared_ptr<TableFactory>& inner,
+                  uint32_t column_family_id, std::string db_id,
+                  std::string db_session_id);
+
+  // BlobSource and BlobFileCache keep references to these.
+  const std::string db_id_;
+  const std::string db_session_id_;
+  const FileOptions file_options_;
+  const std::string blob_dir_;
+  std::shared_ptr<Cache> reader_cache_;  // open blob files
+  std::unique_ptr<BlobFileCache> blob_file_cache_;
+  std::unique_ptr<BlobSource> blob_source_;
+};
+
+// Runs task(0) .. task(n - 1), each once, on the calling thread and a small
+// process-wide pool of I/O threads, and returns when all have finished. For
+// reads that block: a batch's requests are then in flight together whatever
+// the file system, io_uring or not, which RocksDB's MultiRead offers only
+// within one file.
+void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

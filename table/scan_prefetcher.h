@@ -1,0 +1,88 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "rocksdb/options.h"
+#include "rocksdb/slice_transform.h"
+#include "table/internal_iterator.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// Looks ahead of a user scan over one table and reads the BlobDB values (the
+// large class) it is about to yield, several at once, into the blob cache
+// (BlobCacheWarmer), where DBIter's own blob read then finds them. Without it
+// DBIter reads each one synchronously when the scan reaches it.
+//
+// Demand-driven: a window is read when the scan asks for the value of a blob
+// index past the part already warmed, so a table the merged scan takes no blob
+// from costs nothing. A second iterator over the same table then runs ahead
+// from that entry; the window starts at kInitialWindow entries (or
+// `max_window`) after a seek and doubles with each window, up to `max_window`.
+// It stops at iterate_upper_bound, at the end of the seek key's prefix under
+// prefix_same_as_start, and at the table's end; backward moves stop it until
+// the next seek. Medium values need none of this: they are resolved by this
+// table's own iterator, through per-file readahead (MediumReadahead).
+//
+// Reads happen on the scan's thread and a small I/O pool (RunReadsInParallel)
+// and are done when a call returns. Prefetching only fills a cache: results
+// never depend on it, and its errors are dropped (DBIter's own read reports
+// them).
+class ScanPrefetcher {
+ public:
+  static constexpr size_t kInitialWindow = 8;
+
+  // `new_lookahead` opens a second iterator over the table, once a window is
+  // needed.
+  ScanPrefetcher(std::function<InternalIterator*()> new_lookahead,
+                 std::shared_ptr<BlobCacheWarmer> warmer,
+                 const ReadOptions& read_options,
+                 const Comparator* user_comparator,
+                 const SliceTransform* prefix_extractor, size_t max_window);
+  ~ScanPrefetcher();
+
+  // The scan seeks (target: an internal key; null: to the first entry).
+  void Seek(const Slice* internal_target);
+  // The scan moved one entry forward.
+  void Next() { consumed_++; }
+  // The scan moved backwards or to the end.
+  void Stop() { active_ = false; }
+  // The scan wants the value of the blob index at `internal_key`, where it
+  // now stands.
+  void WantBlob(const Slice& internal_key) {
+    if (active_ && consumed_ >= warmed_end_) Warm(internal_key);
+  }
+
+ private:
+  // Reads the blobs of the window starting at the scan's entry.
+  void Warm(const Slice& internal_key);
+  bool BeyondEnd(const Slice& user_key) const;
+
+  const std::function<InternalIterator*()> new_lookahead_;
+  std::unique_ptr<InternalIterator> lookahead_;
+  const std::shared_ptr<BlobCacheWarmer> warmer_;
+  const ReadOptions read_options_;
+  const Comparator* const user_comparator_;
+  const SliceTransform* const prefix_extractor_;
+  const size_t max_window_;
+
+  bool active_ = false;
+  size_t window_ = 0;
+  // Entries since the seek: the scan stands at `consumed_`; the lookahead,
+  // when `in_step_`, stands at `warmed_end_`, the first entry not warmed.
+  size_t consumed_ = 0;
+  size_t warmed_end_ = 0;
+  bool in_step_ = false;
+  std::string prefix_;  // prefix_same_as_start: the seek key's prefix
+  bool has_prefix_ = false;
+  std::vector<BlobCacheWarmer::Blob> blobs_;  // one window's, reused
+};
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
