@@ -50,17 +50,22 @@ class ReadPool {
       return;
     }
     auto batch = std::make_shared<Batch>(n, task);
+    // One helper per task beyond the caller's first: each wake-up is a
+    // context switch, which costs about as much CPU as a read.
+    const size_t helpers = std::min(n - 1, kReadThreads);
     {
       std::lock_guard<std::mutex> lock(mu_);
       while (threads_.size() < kReadThreads) {
         threads_.emplace_back([this] { Loop(); });
         threads_.back().detach();
       }
-      for (size_t i = 0; i + 1 < std::min(n, kReadThreads + 1); i++) {
+      for (size_t i = 0; i < helpers; i++) {
         queue_.push_back(batch);
       }
     }
-    cv_.notify_all();
+    for (size_t i = 0; i < helpers; i++) {
+      cv_.notify_one();
+    }
     batch->Work();
     std::unique_lock<std::mutex> lock(batch->mu);
     batch->cv.wait(lock, [&] { return batch->done == batch->n; });

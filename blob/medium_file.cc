@@ -246,17 +246,22 @@ IOStatus MediumFileReader::Read(const IOOptions& io_options,
   if (!s.ok()) {
     return s;
   }
+  return DecodeRecord(handle.offset, record, user_key, value);
+}
+
+IOStatus MediumFileReader::DecodeRecord(uint64_t offset, const Slice& record,
+                                        const Slice& user_key,
+                                        std::string* value) const {
   Slice key, v;
   Status d = DecodeMediumRecord(record, &key, &v);
   if (!d.ok()) {
-    return Corrupt(path_, handle.offset, d.getState());
+    return Corrupt(path_, offset, d.getState());
   }
   if (key != user_key) {
-    return Corrupt(path_, handle.offset,
-                   "record holds another key than the pointer's");
+    return Corrupt(path_, offset, "record holds another key than the pointer's");
   }
   value->assign(v.data(), v.size());
-  return s;
+  return IOStatus::OK();
 }
 
 IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,

@@ -127,10 +127,15 @@ class MediumFileReader {
   ~MediumFileReader();
 
   // Reads the record at `handle`, checks its crc and that it holds `user_key`,
-  // and sets
-  // `*value`. Any mismatch is a Corruption naming the file and offset.
+  // and sets `*value`. Any mismatch is a Corruption naming the file and
+  // offset.
   IOStatus Read(const IOOptions& io_options, const MediumRecordHandle& handle,
                 const Slice& user_key, std::string* value) const;
+
+  // Checks `record`, read from `offset` (one whole record), as Read does, and
+  // sets `*value`.
+  IOStatus DecodeRecord(uint64_t offset, const Slice& record,
+                        const Slice& user_key, std::string* value) const;
 
   // Reads `[offset, offset + n)` into `*scratch` with one I/O; for sequential
   // merging.

@@ -29,7 +29,10 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
   // A read that allows the block cache only resolves through the cache.
-  if (scan && mode == Mode::kResolve && !read.block_cache_only()) {
+  // With a prefetcher and a block cache, values are warmed into the cache.
+  const bool warmed =
+      prefetcher_ != nullptr && table->context().block_cache != nullptr;
+  if (scan && mode == Mode::kResolve && !read.block_cache_only() && !warmed) {
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
     // KiB.
     readahead_.reset(new MediumReadahead(
@@ -116,7 +119,14 @@ bool HybridIterator::Resolve() {
   if (value_ == nullptr) {
     value_.reset(new std::string());
   }
-  if (readahead_ != nullptr) {
+  const bool warmed =
+      prefetcher_ != nullptr && table_->context().block_cache != nullptr;
+  if (warmed) {
+    // Reads this value, and those the scan will want next, into the block
+    // cache.
+    prefetcher_->WantValue(inner_->key());
+  }
+  if (readahead_ != nullptr && !warmed) {
     IOOptions io;
     status_ = read_.PrepareIO(table_->context().clock, &io);
     if (status_.ok()) {
@@ -138,8 +148,9 @@ Slice HybridIterator::value() const {
   }
   // DBIter asks for a blob index's value only for an entry it yields, just
   // before it reads the blob: the prefetcher's cue.
-  if (prefetcher_ != nullptr && ExtractValueType(inner_->key()) == kTypeBlobIndex) {
-    prefetcher_->WantBlob(inner_->key());
+  if (prefetcher_ != nullptr &&
+      ExtractValueType(inner_->key()) == kTypeBlobIndex) {
+    prefetcher_->WantValue(inner_->key());
   }
   return inner_->value();
 }

@@ -199,7 +199,7 @@ Status HybridTableFactory::ValidateOptions(
     return Status::InvalidArgument(
         "HybridTable: scan_prefetch_max=0 leaves scan prefetching nothing to "
         "read. Set scan_prefetch=false to turn it off, or scan_prefetch_max to "
-        "at least 1 (default 64).");
+        "at least 1 (default 16).");
   }
   const int num_levels = cf_opts.num_levels;
   if (o.merge_level >= num_levels || o.merge_level < -num_levels) {

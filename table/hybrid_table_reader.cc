@@ -43,11 +43,12 @@ HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
 
 bool HybridTableReader::ScanPrefetchApplies(const ReadOptions& read_options,
                                             TableReaderCaller caller) const {
-  // Prefetching only warms the blob cache, so it needs one it may fill, and
-  // I/O.
+  // Prefetching only warms caches, so it needs one it may fill, and I/O.
   return caller == TableReaderCaller::kUserIterator &&
-         context_.scan_prefetch_max > 0 && context_.blob_warmer != nullptr &&
-         read_options.fill_cache && read_options.read_tier != kBlockCacheTier;
+         context_.scan_prefetch_max > 0 && read_options.fill_cache &&
+         read_options.read_tier != kBlockCacheTier &&
+         (context_.blob_warmer != nullptr ||
+          (has_medium_refs_ && context_.block_cache != nullptr));
 }
 
 InternalIterator* HybridTableReader::NewIterator(
@@ -91,7 +92,7 @@ InternalIterator* HybridTableReader::NewIterator(
                                  /*allow_unprepared_value=*/false);
     };
     prefetcher.reset(new ScanPrefetcher(
-        new_lookahead, context_.blob_warmer, read_options,
+        this, new_lookahead, context_.blob_warmer, read_options,
         context_.user_comparator, prefix_extractor,
         context_.scan_prefetch_max));
   }
@@ -339,12 +340,21 @@ Status HybridTableReader::ReadMediumValue(const MediumReadOptions& options,
   if (s.ok()) {
     s = file->Read(io, pointer.handle, user_key, value);
   }
+  if (s.ok() && options.fill_cache()) {
+    CacheMediumValue(pointer, user_key, *value);
+  }
+  return s;
+}
+
+void HybridTableReader::CacheMediumValue(const MediumPointer& pointer,
+                                         const Slice& user_key,
+                                         const std::string& value) {
   Cache* cache = context_.block_cache.get();
-  if (!s.ok() || cache == nullptr || !options.fill_cache()) {
-    return s;
+  if (cache == nullptr) {
+    return;
   }
   auto* entry =
-      new CachedMediumValue{pointer.file_number, user_key.ToString(), *value};
+      new CachedMediumValue{pointer.file_number, user_key.ToString(), value};
   const size_t charge =
       sizeof(*entry) + entry->user_key.size() + entry->value.size();
   if (!cache->Insert(CacheKey(context_, pointer), entry,
@@ -352,7 +362,47 @@ Status HybridTableReader::ReadMediumValue(const MediumReadOptions& options,
            .ok()) {
     delete entry;  // a full strict-capacity cache: the read itself succeeded
   }
-  return s;
+}
+
+void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
+                                         const MediumValueRef* refs,
+                                         size_t n) {
+  size_t first = 0;
+  while (first < n && LookupMediumValue(refs[first].pointer,
+                                        refs[first].user_key, nullptr)) {
+    first++;
+  }
+  if (first == n || options.block_cache_only() || !options.fill_cache()) {
+    return;
+  }
+  const MediumRecordHandle& last = refs[n - 1].pointer.handle;
+  const uint64_t begin = refs[first].pointer.handle.offset;
+  const uint64_t end = last.offset + last.size;
+  IOOptions io;
+  std::shared_ptr<MediumFileReader> file;
+  std::string scratch;
+  Slice span;
+  if (end < begin || !options.PrepareIO(context_.clock, &io).ok() ||
+      !GetMediumFile(io, refs[first].pointer.file_number, &file).ok() ||
+      end > file->data_end() ||
+      !file->ReadRange(io, begin, end - begin, &scratch, &span).ok()) {
+    return;
+  }
+  if (context_.counters != nullptr) {
+    context_.counters->resolve_bytes_read += end - begin;
+  }
+  std::string value;
+  for (size_t i = first; i < n; i++) {
+    const MediumRecordHandle& h = refs[i].pointer.handle;
+    if (h.offset < begin || h.offset + h.size > end ||
+        !file->DecodeRecord(h.offset,
+                            Slice(span.data() + (h.offset - begin), h.size),
+                            refs[i].user_key, &value)
+             .ok()) {
+      continue;
+    }
+    CacheMediumValue(refs[i].pointer, refs[i].user_key, value);
+  }
 }
 
 Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,

@@ -145,6 +145,12 @@ class HybridTableReader : public TableReader {
   Status ResolvePointer(const MediumReadOptions& options,
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
+  // Reads the records `refs[0, n)` point to (one medium file, by offset) into
+  // the block cache, with one request for the span they cover. Values
+  // already cached are not read. Errors are dropped: each value's own read
+  // reports them.
+  void WarmMediumValues(const MediumReadOptions& options,
+                        const MediumValueRef* refs, size_t n);
   // The DB secret, to check pointers handed to compactions; Corruption if it is
   // missing.
   Status GetSecret(SipKey* secret);
@@ -164,6 +170,8 @@ class HybridTableReader : public TableReader {
   Status ReadMediumValue(const MediumReadOptions& options,
                          const MediumPointer& pointer, const Slice& user_key,
                          std::string* value);
+  void CacheMediumValue(const MediumPointer& pointer, const Slice& user_key,
+                        const std::string& value);
   bool ScanPrefetchApplies(const ReadOptions& read_options,
                            TableReaderCaller caller) const;
 

@@ -5,7 +5,9 @@
 
 #include "db/blob/blob_index.h"
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/snapshot.h"
 
@@ -13,13 +15,14 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 ScanPrefetcher::ScanPrefetcher(
-    std::function<InternalIterator*()> new_lookahead,
+    HybridTableReader* table, std::function<InternalIterator*()> new_lookahead,
                                std::shared_ptr<BlobCacheWarmer> warmer,
                                const ReadOptions& read_options,
                                const Comparator* user_comparator,
                                const SliceTransform* prefix_extractor,
                                size_t max_window)
-    : new_lookahead_(std::move(new_lookahead)),
+    : table_(table),
+      new_lookahead_(std::move(new_lookahead)),
       warmer_(std::move(warmer)),
       read_options_(read_options),
       user_comparator_(user_comparator),
@@ -67,11 +70,52 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
     warmed_end_ = consumed_;
     in_step_ = true;
   }
+  Collect();
+  // Blob groups first, then medium spans: one task each.
+  const auto groups = BlobCacheWarmer::GroupByFile(&blobs_);
+  std::sort(medium_.begin(), medium_.end(),
+            [](const MediumValueRef& a, const MediumValueRef& b) {
+              return a.pointer.file_number != b.pointer.file_number
+                         ? a.pointer.file_number < b.pointer.file_number
+                         : a.pointer.handle.offset < b.pointer.handle.offset;
+            });
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (size_t i = 0; i < medium_.size(); i++) {
+    const MediumPointer& p = medium_[i].pointer;
+    if (spans.empty()) {
+      spans.emplace_back(i, i);
+    } else {
+      const MediumPointer& prev = medium_[i - 1].pointer;
+      if (p.file_number != prev.file_number ||
+          p.handle.offset > prev.handle.offset + prev.handle.size +
+                                kMediumRunMergeGap) {
+        spans.emplace_back(i, i);
+      }
+    }
+    spans.back().second = i + 1;
+  }
+  const MediumReadOptions medium_read(read_options_);
+  RunReadsInParallel(groups.size() + spans.size(), [&](size_t i) {
+    if (i < groups.size()) {
+      warmer_->WarmGroup(read_options_, &blobs_[groups[i].first],
+                         groups[i].second - groups[i].first);
+    } else {
+      const auto& span = spans[i - groups.size()];
+      table_->WarmMediumValues(medium_read, &medium_[span.first],
+                               span.second - span.first);
+    }
+  });
+}
+
+void ScanPrefetcher::Collect() {
   const SequenceNumber visible =
       read_options_.snapshot != nullptr
           ? read_options_.snapshot->GetSequenceNumber()
           : kMaxSequenceNumber;
+  const size_t ts_size = table_->context().timestamp_size;
+  const bool want_medium = table_->context().block_cache != nullptr;
   blobs_.clear();
+  medium_.clear();
   size_t n = 0;
   for (; n < window_ && lookahead_->Valid(); n++, lookahead_->Next()) {
     ParsedInternalKey parsed;
@@ -83,24 +127,26 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
       continue;
     }
     const Slice value = lookahead_->value();
+    MediumPointer pointer;
     BlobIndex index;
-    if (MayBeMediumPointer(value) || !index.DecodeFrom(value).ok() ||
-        index.IsInlined()) {
-      continue;  // a medium pointer, or nothing BlobDB reads from a file
+    if (MayBeMediumPointer(value)) {
+      if (want_medium && PeekMediumPointer(value, &pointer)) {
+        medium_.push_back(
+            {pointer, Slice(parsed.user_key.data(),
+                            parsed.user_key.size() - ts_size)
+                          .ToString()});
+      }
+    } else if (warmer_ != nullptr && index.DecodeFrom(value).ok() &&
+               !index.IsInlined()) {
+      blobs_.push_back({parsed.user_key.ToString(), index.file_number(),
+                        index.offset(), index.size(), index.compression()});
     }
-    blobs_.push_back({parsed.user_key.ToString(), index.file_number(),
-                      index.offset(), index.size(), index.compression()});
   }
   warmed_end_ += n;
   if (n < window_) {
     active_ = false;  // the table or the range ended
   }
   window_ = std::min(window_ * 2, max_window_);
-  const auto groups = BlobCacheWarmer::GroupByFile(&blobs_);
-  RunReadsInParallel(groups.size(), [&](size_t i) {
-    warmer_->WarmGroup(read_options_, &blobs_[groups[i].first],
-                       groups[i].second - groups[i].first);
-  });
 }
 
 }  // namespace hybridkv

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/medium_pointer.h"
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
 #include "table/internal_iterator.h"
@@ -15,32 +16,39 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Looks ahead of a user scan over one table and reads the BlobDB values (the
-// large class) it is about to yield, several at once, into the blob cache
-// (BlobCacheWarmer), where DBIter's own blob read then finds them. Without it
-// DBIter reads each one synchronously when the scan reaches it.
+// Looks ahead of a user scan over one table and reads the separated values it
+// is about to yield, several at once, into the caches their readers look in:
+// BlobDB's values (the large class) into the blob cache (BlobCacheWarmer),
+// where DBIter's own blob read finds them; medium values into the block
+// cache, where HybridIterator resolves them. Without it each such value is one
+// synchronous read when the scan reaches it.
 //
-// Demand-driven: a window is read when the scan asks for the value of a blob
-// index past the part already warmed, so a table the merged scan takes no blob
-// from costs nothing. A second iterator over the same table then runs ahead
-// from that entry; the window starts at kInitialWindow entries (or
-// `max_window`) after a seek and doubles with each window, up to `max_window`.
-// It stops at iterate_upper_bound, at the end of the seek key's prefix under
+// Demand-driven: a window is read when the scan wants a separated value past
+// the part already warmed, so a table the merged scan takes no such value from
+// costs nothing. A second iterator over the same table then runs ahead from
+// that entry; the window starts at kInitialWindow entries (or `max_window`)
+// after a seek and doubles with each window, up to `max_window`. It stops at
+// iterate_upper_bound, at the end of the seek key's prefix under
 // prefix_same_as_start, and at the table's end; backward moves stop it until
-// the next seek. Medium values need none of this: they are resolved by this
-// table's own iterator, through per-file readahead (MediumReadahead).
+// the next seek. A window's medium records are read by span (one request per
+// run of a medium file, which is in key order); its blobs by file, with
+// RocksDB's MultiRead.
 //
 // Reads happen on the scan's thread and a small I/O pool (RunReadsInParallel)
 // and are done when a call returns. Prefetching only fills a cache: results
 // never depend on it, and its errors are dropped (DBIter's own read reports
 // them).
+class HybridTableReader;
+
 class ScanPrefetcher {
  public:
-  static constexpr size_t kInitialWindow = 8;
+  static constexpr size_t kInitialWindow = 2;
 
   // `new_lookahead` opens a second iterator over the table, once a window is
-  // needed.
-  ScanPrefetcher(std::function<InternalIterator*()> new_lookahead,
+  // needed. `warmer` may be null (no blob cache); medium values are warmed
+  // only when `table` has a block cache.
+  ScanPrefetcher(HybridTableReader* table,
+                 std::function<InternalIterator*()> new_lookahead,
                  std::shared_ptr<BlobCacheWarmer> warmer,
                  const ReadOptions& read_options,
                  const Comparator* user_comparator,
@@ -53,17 +61,20 @@ class ScanPrefetcher {
   void Next() { consumed_++; }
   // The scan moved backwards or to the end.
   void Stop() { active_ = false; }
-  // The scan wants the value of the blob index at `internal_key`, where it
-  // now stands.
-  void WantBlob(const Slice& internal_key) {
+  // The scan wants the separated value of the entry at `internal_key`, where
+  // it now stands.
+  void WantValue(const Slice& internal_key) {
     if (active_ && consumed_ >= warmed_end_) Warm(internal_key);
   }
 
  private:
-  // Reads the blobs of the window starting at the scan's entry.
+  // Reads the values of the window starting at the scan's entry.
   void Warm(const Slice& internal_key);
+  // Collects the window's separated values into blobs_ and medium_.
+  void Collect();
   bool BeyondEnd(const Slice& user_key) const;
 
+  HybridTableReader* const table_;
   const std::function<InternalIterator*()> new_lookahead_;
   std::unique_ptr<InternalIterator> lookahead_;
   const std::shared_ptr<BlobCacheWarmer> warmer_;
@@ -81,7 +92,9 @@ class ScanPrefetcher {
   bool in_step_ = false;
   std::string prefix_;  // prefix_same_as_start: the seek key's prefix
   bool has_prefix_ = false;
-  std::vector<BlobCacheWarmer::Blob> blobs_;  // one window's, reused
+  // One window's values, reused.
+  std::vector<BlobCacheWarmer::Blob> blobs_;
+  std::vector<MediumValueRef> medium_;
 };
 
 }  // namespace hybridkv

@@ -36,7 +36,9 @@
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/db.h"
+#include "rocksdb/cache.h"
 #include "rocksdb/merge_operator.h"
+#include "rocksdb/slice_transform.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/write_batch.h"
 #include "test_util.h"
@@ -53,6 +55,13 @@ struct ModelConfig {
   int merge_level;
   ClassifyBy classify_by;
   bool blob_gc;
+  // Scan prefetch: 0 off, else scan_prefetch_max. With a blob cache, BlobDB's
+  // values are prefetched too (medium values go to the block cache).
+  uint32_t scan_prefetch_max = 16;
+  bool blob_cache = true;
+  // A 10-byte prefix extractor (10 main keys per prefix), and scans with
+  // prefix_same_as_start.
+  bool prefix = false;
 };
 
 std::ostream& operator<<(std::ostream& os, const ModelConfig& c) {
@@ -112,6 +121,9 @@ class ModelRun {
     hybrid.table.classify_by = config_.classify_by;
     hybrid.enable_blob_garbage_collection = config_.blob_gc;
     hybrid.blob_garbage_collection_age_cutoff = 0.5;
+    hybrid.table.scan_prefetch = config_.scan_prefetch_max > 0;
+    hybrid.table.scan_prefetch_max =
+        std::max<uint32_t>(config_.scan_prefetch_max, 1);
     Status s = ConfigureOptions(&options, hybrid);
     if (!s.ok()) Fail("ConfigureOptions: " + s.ToString());
     // A small, busy LSM: frequent flushes and several populated levels.
@@ -127,6 +139,13 @@ class ModelRun {
     // files too, and pointers travel through them.
     options.level_compaction_dynamic_level_bytes =
         config_.classify_by == ClassifyBy::kSize;
+    if (config_.blob_cache) {
+      // Small, so that prefetched values are also evicted before use.
+      options.blob_cache = NewLRUCache(256 << 10);
+    }
+    if (config_.prefix) {
+      options.prefix_extractor.reset(NewFixedPrefixTransform(10));
+    }
     return options;
   }
 
@@ -407,6 +426,10 @@ class ModelRun {
   // Random bounds, a random start, then a walk with direction changes,
   // mirrored on the model.
   void DoIterate(const Snapshot* snap, const Model& model) {
+    if (config_.prefix && Uniform(2) == 0) {
+      DoPrefixScan(snap, model);
+      return;
+    }
     ReadOptions ro = At(snap);
     std::string lo, hi;
     Slice lo_slice, hi_slice;
@@ -667,6 +690,39 @@ class ModelRun {
   std::unique_ptr<DB> db_;
   Model model_;
   std::vector<std::pair<const Snapshot*, Model>> snapshots_;
+  // Seek with prefix_same_as_start, then Next to the end of the prefix.
+  void DoPrefixScan(const Snapshot* snap, const Model& model) {
+    ReadOptions ro = At(snap);
+    ro.prefix_same_as_start = true;
+    ro.allow_unprepared_value = Uniform(2) == 0;
+    const std::string target = PickMainKey();
+    const std::string prefix = target.substr(0, 10);
+    const std::string desc = "PrefixScan " + target + Where(snap);
+    Note(desc);
+    std::unique_ptr<Iterator> it(db_->NewIterator(ro));
+    auto m = model.lower_bound(target);
+    size_t step = 0;
+    for (it->Seek(target);; it->Next(), ++m, ++step) {
+      const bool model_valid =
+          m != model.end() && m->first.compare(0, 10, prefix) == 0;
+      if (it->Valid() != model_valid) {
+        Fail(desc + ": step " + std::to_string(step) +
+             " Valid()=" + std::to_string(it->Valid()) + ", status " +
+             it->status().ToString());
+        return;
+      }
+      if (!model_valid) break;
+      if (it->key().ToString() != m->first ||
+          (ro.allow_unprepared_value && !it->PrepareValue()) ||
+          it->value().ToString() != m->second) {
+        Fail(desc + ": step " + std::to_string(step) + " wrong entry " +
+             it->key().ToString() + ", expected " + m->first);
+        return;
+      }
+    }
+    if (!it->status().ok()) Fail(desc + ": status " + it->status().ToString());
+  }
+
   std::deque<std::string> history_;
   std::string failure_;
   uint64_t op_ = 0;
@@ -688,7 +744,7 @@ TEST_P(ModelTest, RandomOperationsMatchTheModel) {
   }
   const auto deadline =
       std::chrono::steady_clock::now() +
-      std::chrono::seconds(EnvU64("HYBRIDKV_LONG_SECONDS", 600) / 8);
+      std::chrono::seconds(EnvU64("HYBRIDKV_LONG_SECONDS", 600) / 12);
   uint64_t runs = 0;
   do {
     test::ScratchDir dir(std::string("model-") + config.name);
@@ -715,7 +771,17 @@ INSTANTIATE_TEST_SUITE_P(
                     ModelConfig{"mlm2_size_nogc", -2, ClassifyBy::kSize, false},
                     ModelConfig{"mlm2_ratio_gc", -2, ClassifyBy::kRatio, true},
                     ModelConfig{"mlm2_ratio_nogc", -2, ClassifyBy::kRatio,
-                                false}),
+                                false},
+                    // Scan prefetch: off; windows of 1 and 4 entries; no
+                    // blob cache (medium values only); prefix scans.
+                    ModelConfig{"mlm1_size_gc_noprefetch", -1,
+                                ClassifyBy::kSize, true, 0},
+                    ModelConfig{"mlm1_size_gc_window1", -1, ClassifyBy::kSize,
+                                true, 1},
+                    ModelConfig{"mlm2_size_gc_window4_noblobcache", -2,
+                                ClassifyBy::kSize, true, 4, false},
+                    ModelConfig{"mlm1_size_gc_prefix", -1, ClassifyBy::kSize,
+                                true, 16, true, true}),
     [](const testing::TestParamInfo<ModelConfig>& p) {
       return std::string(p.param.name);
     });

@@ -269,7 +269,7 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
     HybridOptions h;
     const char* mentions;
   };
-  std::vector<Bad> bad(4);
+  std::vector<Bad> bad(5);
   bad[0].h.table.medium_min_value_size = 2000;  // empty band
   bad[0].mentions = "medium_min_value_size";
   bad[1].h.table.medium_min_value_size = 20;  // not larger than a pointer
@@ -279,6 +279,8 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   bad[2].mentions = "ratio";
   bad[3].h.table.merge_level = 40;
   bad[3].mentions = "merge_level";
+  bad[4].h.table.scan_prefetch_max = 0;
+  bad[4].mentions = "scan_prefetch_max";
   for (const Bad& b : bad) {
     Options options;
     Status s = ConfigureOptions(&options, b.h);
@@ -286,6 +288,18 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
     EXPECT_NE(s.ToString().find(b.mentions), std::string::npos) << s.ToString();
     EXPECT_EQ(options.table_factory->Name(),
               std::string("BlockBasedTable"));  // unchanged
+  }
+  // No medium class (HybridTable for scan prefetch only): the band just
+  // below min_blob_size is empty.
+  {
+    Options options;
+    HybridOptions h;
+    h.table.medium_min_value_size = 1000;
+    h.table.medium_max_value_size = 999;
+    ASSERT_OK(ConfigureOptions(&options, h));
+    EXPECT_EQ(options.min_blob_size, 1000u);
+    EXPECT_EQ(h.table.Classify(8, 999), ValueClass::kSmall);
+    EXPECT_EQ(h.table.Classify(8, 1000), ValueClass::kLarge);
   }
   // Unsupported combinations say so.
   {
