@@ -139,8 +139,8 @@ std::shared_ptr<BlobCacheWarmer> BlobCacheWarmer::For(
     return nullptr;
   }
   const std::string& dir = ioptions.cf_paths.front().path;
-  const std::string key = dir + '\0' + std::to_string(column_family_id) +
-                          '\0' + db_id + '\0' + db_session_id;
+  const std::string key = dir + '\0' + std::to_string(column_family_id) + '\0' +
+                          db_id + '\0' + db_session_id;
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
   std::shared_ptr<BlobCacheWarmer> warmer = registry.by_key[key].lock();
@@ -237,8 +237,7 @@ void BlobCacheWarmer::WarmGroup(const ReadOptions& read_options,
   }
   uint64_t bytes_read = 0;
   blob_source_->MultiGetBlobFromOneFile(read_options, blobs[0].file_number,
-                                        /*file_size=*/0, requests,
-                                        &bytes_read);
+                                        /*file_size=*/0, requests, &bytes_read);
 }
 
 }  // namespace hybridkv

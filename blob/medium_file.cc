@@ -13,7 +13,7 @@ namespace {
 
 IOStatus Corrupt(const std::string& path, uint64_t offset,
                  const std::string& what) {
-  return IOStatus::Corruption("medium file " + path + " at offset " +
+  return IOStatus::Corruption("HybridKV: medium file " + path + " at offset " +
                               std::to_string(offset) + ": " + what);
 }
 
@@ -40,6 +40,49 @@ MediumFileWriter::~MediumFileWriter() {
   }
 }
 
+void MediumFileHeader::EncodeTo(char* dst) const {
+  EncodeFixed64(dst, kMediumFileMagic);
+  EncodeFixed32(dst + 8, version);
+  EncodeFixed32(dst + 12, crc32c::Mask(crc32c::Value(dst, 12)));
+}
+
+Status MediumFileHeader::DecodeFrom(const Slice& input) {
+  if (input.size() < kEncodedLength ||
+      DecodeFixed64(input.data()) != kMediumFileMagic ||
+      crc32c::Unmask(DecodeFixed32(input.data() + 12)) !=
+          crc32c::Value(input.data(), 12)) {
+    return Status::Corruption("bad medium file header");
+  }
+  version = DecodeFixed32(input.data() + 8);
+  if (version != kMediumFileVersion) {
+    return Status::NotSupported(
+        "format version " + std::to_string(version) +
+        "; this HybridKV reads version " + std::to_string(kMediumFileVersion) +
+        ". Open the DB with the HybridKV release that wrote it.");
+  }
+  return Status::OK();
+}
+
+void MediumFileFooter::EncodeTo(char* dst) const {
+  EncodeFixed64(dst, record_count);
+  EncodeFixed64(dst + 8, data_end);
+  EncodeFixed32(dst + 16, crc32c::Mask(crc32c::Value(dst, 16)));
+  EncodeFixed32(dst + 20, kMediumFileVersion);
+  EncodeFixed64(dst + 24, kMediumFileMagic);
+}
+
+Status MediumFileFooter::DecodeFrom(const Slice& input) {
+  if (input.size() < kEncodedLength ||
+      DecodeFixed64(input.data() + 24) != kMediumFileMagic ||
+      crc32c::Unmask(DecodeFixed32(input.data() + 16)) !=
+          crc32c::Value(input.data(), 16)) {
+    return Status::Corruption("bad medium file footer");
+  }
+  record_count = DecodeFixed64(input.data());
+  data_end = DecodeFixed64(input.data() + 8);
+  return Status::OK();
+}
+
 IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
                                   const std::string& path,
                                   const FileOptions& file_options,
@@ -53,10 +96,8 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
   }
   std::unique_ptr<MediumFileWriter> w(
       new MediumFileWriter(fs, path, std::move(file), io));
-  char header[kMediumFileHeaderSize];
-  EncodeFixed64(header, kMediumFileMagic);
-  EncodeFixed32(header + 8, kMediumFileVersion);
-  EncodeFixed32(header + 12, crc32c::Mask(crc32c::Value(header, 12)));
+  char header[MediumFileHeader::kEncodedLength];
+  MediumFileHeader().EncodeTo(header);
   s = w->file_->Append(io, Slice(header, sizeof(header)));
   if (!s.ok()) {
     w->Abandon();
@@ -89,12 +130,11 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
 }
 
 IOStatus MediumFileWriter::Finish() {
-  char footer[kMediumFileFooterSize];
-  EncodeFixed64(footer, num_records_);
-  EncodeFixed64(footer + 8, offset_);
-  EncodeFixed32(footer + 16, crc32c::Mask(crc32c::Value(footer, 16)));
-  EncodeFixed32(footer + 20, kMediumFileVersion);
-  EncodeFixed64(footer + 24, kMediumFileMagic);
+  MediumFileFooter f;
+  f.record_count = num_records_;
+  f.data_end = offset_;
+  char footer[MediumFileFooter::kEncodedLength];
+  f.EncodeTo(footer);
   const IOOptions& io = io_;
   IOStatus s = file_->Append(io, Slice(footer, sizeof(footer)));
   if (s.ok()) s = file_->Sync(io, /*use_fsync=*/true);
@@ -179,7 +219,8 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   if (!s.ok()) {
     return s;
   }
-  if (size < kMediumFileHeaderSize + kMediumFileFooterSize) {
+  if (size <
+      MediumFileHeader::kEncodedLength + MediumFileFooter::kEncodedLength) {
     return Corrupt(path, 0,
                    "file is " + std::to_string(size) +
                        " bytes, shorter than header and footer");
@@ -191,8 +232,8 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   }
   std::unique_ptr<MediumFileReader> r(
       new MediumFileReader(path, std::move(file)));
-  char header_buf[kMediumFileHeaderSize];
-  char footer_buf[kMediumFileFooterSize];
+  char header_buf[MediumFileHeader::kEncodedLength];
+  char footer_buf[MediumFileFooter::kEncodedLength];
   Slice header, footer;
   s = r->file_->Read(io, 0, sizeof(header_buf), &header, header_buf, nullptr);
   if (s.ok()) {
@@ -202,29 +243,26 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   if (!s.ok()) {
     return s;
   }
-  if (header.size() != kMediumFileHeaderSize ||
-      DecodeFixed64(header.data()) != kMediumFileMagic ||
-      crc32c::Unmask(DecodeFixed32(header.data() + 12)) !=
-          crc32c::Value(header.data(), 12)) {
+  MediumFileHeader h;
+  Status d = header.size() == sizeof(header_buf)
+                 ? h.DecodeFrom(header)
+                 : Status::Corruption("short header");
+  if (d.IsNotSupported()) {
+    return IOStatus::NotSupported("HybridKV: medium file " + path + ": " +
+                                  d.getState());
+  }
+  if (!d.ok()) {
     return Corrupt(path, 0, "bad header (not a medium file, or damaged)");
   }
-  if (DecodeFixed32(header.data() + 8) != kMediumFileVersion) {
-    return IOStatus::NotSupported(
-        "medium file " + path + " has format version " +
-        std::to_string(DecodeFixed32(header.data() + 8)) +
-        "; this HybridKV reads version " + std::to_string(kMediumFileVersion));
-  }
-  const uint64_t footer_offset = size - kMediumFileFooterSize;
-  if (footer.size() != kMediumFileFooterSize ||
-      DecodeFixed64(footer.data() + 24) != kMediumFileMagic ||
-      crc32c::Unmask(DecodeFixed32(footer.data() + 16)) !=
-          crc32c::Value(footer.data(), 16) ||
-      DecodeFixed64(footer.data() + 8) != footer_offset) {
+  const uint64_t footer_offset = size - sizeof(footer_buf);
+  MediumFileFooter f;
+  if (footer.size() != sizeof(footer_buf) || !f.DecodeFrom(footer).ok() ||
+      f.data_end != footer_offset) {
     return Corrupt(path, footer_offset,
                    "bad footer (truncated or damaged file)");
   }
-  r->num_records_ = DecodeFixed64(footer.data());
-  r->data_end_ = footer_offset;
+  r->num_records_ = f.record_count;
+  r->data_end_ = f.data_end;
   *reader = std::move(r);
   return s;
 }
@@ -233,20 +271,27 @@ IOStatus MediumFileReader::Read(const IOOptions& io_options,
                                 const MediumRecordHandle& handle,
                                 const Slice& user_key,
                                 std::string* value) const {
-  if (handle.offset < kMediumFileHeaderSize ||
+  IOStatus s = CheckHandle(handle);
+  if (!s.ok()) {
+    return s;
+  }
+  std::string scratch;
+  Slice record;
+  s = ReadRange(io_options, handle.offset, handle.size, &scratch, &record);
+  if (!s.ok()) {
+    return s;
+  }
+  return DecodeRecord(handle.offset, record, user_key, value);
+}
+
+IOStatus MediumFileReader::CheckHandle(const MediumRecordHandle& handle) const {
+  if (handle.offset < MediumFileHeader::kEncodedLength ||
       handle.offset + handle.size > data_end_) {
     return Corrupt(path_, handle.offset,
                    "record of " + std::to_string(handle.size) +
                        " bytes lies outside the data region");
   }
-  std::string scratch;
-  Slice record;
-  IOStatus s =
-      ReadRange(io_options, handle.offset, handle.size, &scratch, &record);
-  if (!s.ok()) {
-    return s;
-  }
-  return DecodeRecord(handle.offset, record, user_key, value);
+  return IOStatus::OK();
 }
 
 IOStatus MediumFileReader::DecodeRecord(uint64_t offset, const Slice& record,
@@ -258,7 +303,8 @@ IOStatus MediumFileReader::DecodeRecord(uint64_t offset, const Slice& record,
     return Corrupt(path_, offset, d.getState());
   }
   if (key != user_key) {
-    return Corrupt(path_, offset, "record holds another key than the pointer's");
+    return Corrupt(path_, offset,
+                   "record holds another key than the pointer's");
   }
   value->assign(v.data(), v.size());
   return IOStatus::OK();
@@ -277,6 +323,24 @@ IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,
                        " bytes, expected " + std::to_string(n));
   }
   return s;
+}
+
+IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
+                        const std::vector<std::string>& dirs, uint64_t number,
+                        const FileOptions& file_options,
+                        std::unique_ptr<MediumFileReader>* reader,
+                        const IOOptions& io) {
+  for (const std::string& dir : dirs) {
+    const std::string path = MediumFileName(dir, number);
+    if (fs->FileExists(path, io, nullptr).ok()) {
+      return MediumFileReader::Open(fs, path, file_options, reader, io);
+    }
+  }
+  return IOStatus::Corruption(
+      "HybridKV: medium file " +
+      MediumFileName(dirs.empty() ? "." : dirs[0], number) +
+      " is missing, but an SST points into it. Restore the DB from a "
+      "hybridkv::CreateCheckpoint copy; the keys it holds cannot be read.");
 }
 
 }  // namespace hybridkv

@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // blob/: medium value files, HybridKV's transient home for medium-class values,
-// and the pointers (envelopes, see medium_pointer.h) that SSTs hold in their
+// and the pointers (medium_pointer.h) that SSTs hold in their
 // place.
 //
 // May depend on: RocksDB (public and internal headers), and HybridKV's public
@@ -31,10 +31,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
 #include "rocksdb/slice.h"
+#include "rocksdb/status.h"
 
 namespace ROCKSDB_NAMESPACE {
 
@@ -46,9 +48,30 @@ namespace hybridkv {
 constexpr uint64_t kMediumFileMagic =
     0x3164656d766b6268ull;  // "hbkvmed1", little-endian
 constexpr uint32_t kMediumFileVersion = 1;
-constexpr size_t kMediumFileHeaderSize = 16;
-constexpr size_t kMediumFileFooterSize = 32;
 const char* const kMediumFileSuffix = ".medium";
+
+// header := magic:fixed64 version:fixed32 header_crc:fixed32
+struct MediumFileHeader {
+  static constexpr size_t kEncodedLength = 16;
+  uint32_t version = kMediumFileVersion;
+
+  void EncodeTo(char* dst) const;  // kEncodedLength bytes
+  // Corruption for a wrong magic or crc; NotSupported for a version this
+  // HybridKV does not read.
+  Status DecodeFrom(const Slice& input);
+};
+
+// footer := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
+//           version:fixed32 magic:fixed64
+struct MediumFileFooter {
+  static constexpr size_t kEncodedLength = 32;
+  uint64_t record_count = 0;
+  uint64_t data_end = 0;  // the footer's offset
+
+  void EncodeTo(char* dst) const;  // kEncodedLength bytes
+  // Corruption for a wrong magic or crc.
+  Status DecodeFrom(const Slice& input);
+};
 
 // The directory part of `path` ("." when it has none).
 std::string DirName(const std::string& path);
@@ -132,6 +155,9 @@ class MediumFileReader {
   IOStatus Read(const IOOptions& io_options, const MediumRecordHandle& handle,
                 const Slice& user_key, std::string* value) const;
 
+  // Corruption if `handle` lies outside the file's data region.
+  IOStatus CheckHandle(const MediumRecordHandle& handle) const;
+
   // Checks `record`, read from `offset` (one whole record), as Read does, and
   // sets `*value`.
   IOStatus DecodeRecord(uint64_t offset, const Slice& record,
@@ -155,6 +181,15 @@ class MediumFileReader {
   uint64_t data_end_ = 0;
   uint64_t num_records_ = 0;
 };
+
+// Opens `<number>.medium` from the first of `dirs` that holds it. Medium
+// files live next to the SST that created them, which may be any of a column
+// family's paths.
+IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
+                        const std::vector<std::string>& dirs, uint64_t number,
+                        const FileOptions& file_options,
+                        std::unique_ptr<MediumFileReader>* reader,
+                        const IOOptions& io = IOOptions());
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "file/filename.h"
 #include "file/random_access_file_reader.h"
 #include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/hole_punch.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
@@ -18,22 +20,27 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-bool EndsWith(const std::string& s, const char* suffix) {
-  const size_t n = std::char_traits<char>::length(suffix);
-  return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-uint64_t LeadingNumber(const std::string& name) {
-  return std::strtoull(name.c_str(), nullptr, 10);
+// The number of `name` when it is a medium file's, else 0.
+uint64_t MediumNumberOf(const std::string& name) {
+  const size_t n = std::char_traits<char>::length(kMediumFileSuffix);
+  return name.size() > n &&
+                 name.compare(name.size() - n, n, kMediumFileSuffix) == 0
+             ? std::strtoull(name.c_str(), nullptr, 10)
+             : 0;
 }
 
 }  // namespace
 
 uint64_t SstNumberOf(const std::string& path) {
   const size_t slash = path.rfind('/');
-  const std::string name =
-      slash == std::string::npos ? path : path.substr(slash + 1);
-  return EndsWith(name, ".sst") ? LeadingNumber(name) : 0;
+  uint64_t number = 0;
+  FileType type;
+  return ParseFileName(
+             slash == std::string::npos ? path : path.substr(slash + 1),
+             &number, &type) &&
+                 type == kTableFile
+             ? number
+             : 0;
 }
 
 void MediumFileTracker::SetFileSystem(
@@ -46,6 +53,7 @@ void MediumFileTracker::SetFileSystem(
 }
 
 void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
+  open_files_->Evict(number);
   const std::string path = MediumFileName(dir_, number);
   Status s;
   if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
@@ -62,6 +70,7 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
 }
 
 void MediumFileTracker::ForgetLocked() {
+  open_files_->Clear();
   seeded_ = false;
   sst_refs_.clear();
   referencers_.clear();
@@ -169,9 +178,9 @@ void MediumFileTracker::Punch(const std::vector<DeadRuns>& dead) {
   for (const DeadRuns& d : dead) {
     uint64_t freed = 0;
     // The header and footer stay: every open verifies them.
-    IOStatus s =
-        PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
-                   kMediumFileHeaderSize, kMediumFileFooterSize, &freed);
+    IOStatus s = PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
+                            MediumFileHeader::kEncodedLength,
+                            MediumFileFooter::kEncodedLength, &freed);
     punched_bytes_ += freed;
     std::lock_guard<std::mutex> lock(mu_);
     file_bytes_.erase(d.medium_number);  // its size on disk changed
@@ -208,8 +217,8 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       found;
   std::vector<uint64_t> mediums;
   for (const std::string& name : children) {
-    if (EndsWith(name, kMediumFileSuffix)) {
-      mediums.push_back(LeadingNumber(name));
+    if (const uint64_t medium = MediumNumberOf(name)) {
+      mediums.push_back(medium);
       continue;
     }
     const uint64_t number = SstNumberOf(name);
@@ -315,24 +324,12 @@ MediumFileTracker::Space MediumFileTracker::GetSpace() {
   return space;
 }
 
-MediumFileTracker* TrackerFor(const std::string& dir) {
-  static std::mutex mu;
-  static auto* registry =
-      new std::map<std::string, std::unique_ptr<MediumFileTracker>>();
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*registry)[dir];
-  if (slot == nullptr) {
-    slot = std::make_unique<MediumFileTracker>(dir);
-  }
-  return slot.get();
-}
-
 void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
   const uint64_t number = SstNumberOf(info.file_path);
   if (!info.status.ok() || number == 0) {
     return;
   }
-  MediumFileTracker* tracker = TrackerFor(DirName(info.file_path));
+  MediumFileTracker* tracker = &DbStateFor(DirName(info.file_path))->tracker;
   tracker->AddSst(number, info.file_path, info.table_properties);
   tracker->EnsureSeeded();
 }
@@ -342,19 +339,19 @@ void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {
   if (!info.status.ok() || number == 0) {
     return;
   }
-  MediumFileTracker* tracker = TrackerFor(DirName(info.file_path));
+  MediumFileTracker* tracker = &DbStateFor(DirName(info.file_path))->tracker;
   tracker->EnsureSeeded();
   tracker->RemoveSst(number);
 }
 
 void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
-  TrackerFor(DirName(info.file_path))->EnsureSeeded();
+  DbStateFor(DirName(info.file_path))->tracker.EnsureSeeded();
 }
 
 void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
                                              const CompactionJobInfo& info) {
   if (!info.output_files.empty()) {
-    TrackerFor(DirName(info.output_files.front()))->EnsureSeeded();
+    DbStateFor(DirName(info.output_files.front()))->tracker.EnsureSeeded();
   }
 }
 

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/listener.h"
@@ -48,7 +49,10 @@ namespace hybridkv {
 // Thread-safe.
 class MediumFileTracker {
  public:
-  explicit MediumFileTracker(std::string dir) : dir_(std::move(dir)) {}
+  // `open_files`: the DB's open medium files, from which deleted files are
+  // evicted.
+  MediumFileTracker(std::string dir, MediumFileCache* open_files)
+      : dir_(std::move(dir)), open_files_(open_files) {}
 
   // The file system to read SSTs and delete medium files through (the DB's
   // own), and the DB's SstFileManager, which rate-limits deletions as it does
@@ -118,6 +122,7 @@ class MediumFileTracker {
   void Punch(const std::vector<DeadRuns>& dead);
 
   const std::string dir_;
+  MediumFileCache* const open_files_;
   mutable std::mutex mu_;
   std::shared_ptr<FileSystem> fs_;
   std::weak_ptr<SstFileManager> sst_file_manager_;
@@ -136,10 +141,6 @@ class MediumFileTracker {
   std::set<uint64_t> building_;      // SST numbers being written now
   std::set<uint64_t> written_here_;  // by this session: not leftovers
 };
-
-// The tracker of the DB whose SSTs live in `dir`. Never null; lives for the
-// process.
-MediumFileTracker* TrackerFor(const std::string& dir);
 
 // HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in
 // DBOptions `listeners` of every DB with a HybridTable column family.

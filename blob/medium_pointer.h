@@ -1,6 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Medium pointer ("envelope") format, version 1: what an SST stores instead of
+// Medium pointer format, version 1: what an SST stores instead of
 // a medium value.
 //
 // clang-format off

@@ -22,22 +22,6 @@ IOStatus MediumReadOptions::PrepareIO(SystemClock* clock, IOOptions* io) const {
       io_fields_, clock != nullptr ? clock : SystemClock::Default().get(), *io);
 }
 
-IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
-                        const std::vector<std::string>& dirs, uint64_t number,
-                        const FileOptions& file_options,
-                        std::unique_ptr<MediumFileReader>* reader,
-                        const IOOptions& io) {
-  for (const std::string& dir : dirs) {
-    const std::string path = MediumFileName(dir, number);
-    if (fs->FileExists(path, io, nullptr).ok()) {
-      return MediumFileReader::Open(fs, path, file_options, reader, io);
-    }
-  }
-  return IOStatus::Corruption(
-      "medium file " + MediumFileName(dirs.empty() ? "." : dirs[0], number) +
-      " is missing, but an SST points into it");
-}
-
 MediumReadahead::MediumReadahead(FileProvider provider,
                                  size_t initial_readahead, size_t max_readahead,
                                  size_t buffer_budget, const Plan* plan)
@@ -102,10 +86,9 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
   }
   const MediumRecordHandle& h = pointer.handle;
   const MediumFileReader& file = *c->file;
-  if (h.offset < kMediumFileHeaderSize || h.offset + h.size > file.data_end()) {
-    return Status::Corruption(
-        "medium file " + file.path() + ": pointer to offset " +
-        std::to_string(h.offset) + " lies outside the data region");
+  s = file.CheckHandle(h);
+  if (!s.ok()) {
+    return s;
   }
   const uint64_t buffer_end = c->buffer_offset + c->data.size();
   if (h.offset < c->buffer_offset || h.offset + h.size > buffer_end) {
@@ -144,9 +127,9 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     }
     uint64_t start = h.offset;
     if (backward && !c->data.empty()) {  // end the chunk at this record
-      start = h.offset + h.size > kMediumFileHeaderSize + n
+      start = h.offset + h.size > MediumFileHeader::kEncodedLength + n
                   ? h.offset + h.size - n
-                  : kMediumFileHeaderSize;
+                  : MediumFileHeader::kEncodedLength;
     }
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
@@ -169,20 +152,9 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     bytes_read_ += len;
     reads_issued_++;
   }
-  Slice key, v;
-  s = DecodeMediumRecord(
-      Slice(c->data.data() + (h.offset - c->buffer_offset), h.size), &key, &v);
-  if (!s.ok()) {
-    return Status::Corruption("medium file " + file.path() + " at offset " +
-                              std::to_string(h.offset) + ": " + s.getState());
-  }
-  if (key != user_key) {
-    return Status::Corruption("medium file " + file.path() + " at offset " +
-                              std::to_string(h.offset) +
-                              ": record holds another key than the pointer's");
-  }
-  value->assign(v.data(), v.size());
-  return Status::OK();
+  return file.DecodeRecord(
+      h.offset, Slice(c->data.data() + (h.offset - c->buffer_offset), h.size),
+      user_key, value);
 }
 
 }  // namespace hybridkv

@@ -38,15 +38,6 @@ class MediumReadOptions {
   ReadOptions io_fields_;
 };
 
-// Opens `<number>.medium` from the first of `dirs` that holds it. Medium
-// files live next to the SST that created them, which may be any of a column
-// family's paths.
-IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
-                        const std::vector<std::string>& dirs, uint64_t number,
-                        const FileOptions& file_options,
-                        std::unique_ptr<MediumFileReader>* reader,
-                        const IOOptions& io = IOOptions());
-
 // Reads pointed-to records when pointers arrive in key order: in a
 // merge-level compaction and in scans. Each medium file holds its records in
 // key order, so within one file the requested offsets move in one direction:

@@ -244,14 +244,8 @@ std::shared_ptr<CompactionTally> Tally() {
 
 }  // namespace
 
-void ApplyOptions(Options* options) {
-  Mix();  // parse early: a bad mix fails before any work
-  options->listeners.push_back(Tally());
-  if (!FLAGS_hybrid) {
-    return;
-  }
-  ROCKSDB_NAMESPACE::hybridkv::HybridOptions hybrid;
-  auto& t = hybrid.table;
+ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags() {
+  ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions t;
   if (FLAGS_hybrid_classify_by == "size") {
     t.classify_by = ROCKSDB_NAMESPACE::hybridkv::ClassifyBy::kSize;
   } else if (FLAGS_hybrid_classify_by == "ratio") {
@@ -269,6 +263,18 @@ void ApplyOptions(Options* options) {
   t.merge_level = FLAGS_hybrid_merge_level;
   t.scan_prefetch = FLAGS_hybrid_scan_prefetch;
   t.scan_prefetch_max = FLAGS_hybrid_scan_prefetch_max;
+  return t;
+}
+
+void ApplyOptions(Options* options) {
+  Mix();  // parse early: a bad mix fails before any work
+  options->listeners.push_back(Tally());
+  if (!FLAGS_hybrid) {
+    return;
+  }
+  ROCKSDB_NAMESPACE::hybridkv::HybridOptions hybrid;
+  hybrid.table = TableOptionsFromFlags();
+  auto& t = hybrid.table;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
   ROCKSDB_NAMESPACE::Status s =
       ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);
@@ -297,53 +303,59 @@ unsigned int NextValueSize() {
   return Mix().back().bytes;
 }
 
-void Report(DB* db) {
-  if (db == nullptr) {
-    return;
-  }
-  using namespace ROCKSDB_NAMESPACE;
-  std::printf("\n=== db_bench_ext report ===\n");
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;  // NOLINT: tickers and metadata types
+
+// The default column family's levels, printed, and in one line for scripts.
+struct Shape {
+  int populated = 0;  // levels below L0 that hold files
+  std::string line;   // "L0:2/1.5M,L6:40/120.0M"
+  uint64_t max_sst = 0;
+};
+
+Shape ReportShape(DB* db) {
   ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
   std::printf("LSM shape (default column family):\n");
-  int populated = 0;
-  std::string shape;
-  uint64_t max_sst = 0;
+  Shape shape;
   for (const auto& level : meta.levels) {
-    for (const auto& file : level.files) max_sst = std::max(max_sst, file.size);
+    for (const auto& file : level.files) {
+      shape.max_sst = std::max(shape.max_sst, file.size);
+    }
     if (level.files.empty()) continue;
-    populated += level.level > 0 ? 1 : 0;
+    shape.populated += level.level > 0 ? 1 : 0;
     std::printf("  L%d: %zu files, %" PRIu64 " bytes\n", level.level,
                 level.files.size(), level.size);
     char buf[64];
-    std::snprintf(buf, sizeof(buf), "%sL%d:%zu/%.1fM", shape.empty() ? "" : ",",
-                  level.level, level.files.size(), level.size / 1048576.0);
-    shape += buf;
+    std::snprintf(buf, sizeof(buf), "%sL%d:%zu/%.1fM",
+                  shape.line.empty() ? "" : ",", level.level,
+                  level.files.size(), level.size / 1048576.0);
+    shape.line += buf;
   }
   std::printf("  blob files: %zu, %" PRIu64 " bytes\n", meta.blob_files.size(),
               meta.blob_file_size);
   std::printf("  populated levels below L0: %d; largest SST %" PRIu64
               " bytes\n",
-              populated, max_sst);
+              shape.populated, shape.max_sst);
+  return shape;
+}
 
-  // Space: what the DB keeps on disk for data, over the live user bytes.
-  const DiskBytes disk = ListDisk(db);
-  std::printf("On disk: sst %" PRIu64 ", blob %" PRIu64 ", medium %" PRIu64
-              ", other (WAL, MANIFEST, LOG...) %" PRIu64 " bytes\n",
-              disk.sst, disk.blob, disk.medium, disk.other);
+// User operations and bytes: the YCSB driver counts them; for stock
+// benchmarks, RocksDB statistics (needs --statistics).
+struct UserWork {
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  uint64_t live_bytes = 0;  // 0: unknown
+};
 
+UserWork ReportUserWork(Statistics* stats) {
+  UserWork work;
   YcsbSummary y;
-  const bool ycsb = FinishYcsb(&y);
-  auto stats = db->GetOptions().statistics;
-  auto ticker = [&](Tickers t) -> uint64_t {
-    return stats ? stats->getTickerCount(t) : 0;
-  };
-  // User operations and bytes: the YCSB driver counts them; for stock
-  // benchmarks, RocksDB statistics (needs --statistics).
-  uint64_t ops = 0, user_bytes = 0;
-  if (ycsb) {
-    ops = y.ops;
-    user_bytes = y.user_read_bytes + y.user_write_bytes;
+  if (FinishYcsb(&y)) {
+    work.ops = y.ops;
+    work.bytes = y.user_read_bytes + y.user_write_bytes;
+    work.live_bytes = y.live_known ? y.live_bytes : 0;
     std::printf("YCSB: %" PRIu64 " ops, %" PRIu64
                 " records; user bytes read %" PRIu64 ", written %" PRIu64
                 "; gets found %" PRIu64 ", not found %" PRIu64
@@ -359,18 +371,85 @@ void Report(DB* db) {
                   ", medium %" PRIu64 ", large %" PRIu64 "\n",
                   y.live_by_class[0], y.live_by_class[1], y.live_by_class[2]);
     }
-  } else if (stats) {
-    ops = ticker(NUMBER_KEYS_WRITTEN) + ticker(NUMBER_KEYS_READ) +
-          ticker(NUMBER_DB_SEEK);
-    user_bytes =
-        ticker(BYTES_WRITTEN) + ticker(BYTES_READ) + ticker(ITER_BYTES_READ);
+  } else if (stats != nullptr) {
+    work.ops = stats->getTickerCount(NUMBER_KEYS_WRITTEN) +
+               stats->getTickerCount(NUMBER_KEYS_READ) +
+               stats->getTickerCount(NUMBER_DB_SEEK);
+    work.bytes = stats->getTickerCount(BYTES_WRITTEN) +
+                 stats->getTickerCount(BYTES_READ) +
+                 stats->getTickerCount(ITER_BYTES_READ);
   }
-  const double space_amp =
-      ycsb && y.live_known ? Ratio(disk.Data(), y.live_bytes) : 0.0;
+  return work;
+}
+
+// Write and read bytes by source, from RocksDB's statistics and HybridKV's.
+void ReportStatisticsIo(Statistics* stats, uint64_t medium_read,
+                        uint64_t user_bytes) {
+  auto ticker = [&](Tickers t) { return stats->getTickerCount(t); };
+  const uint64_t w_flush = ticker(FLUSH_WRITE_BYTES),
+                 w_compact = ticker(COMPACT_WRITE_BYTES),
+                 w_wal = ticker(WAL_FILE_BYTES),
+                 r_compact = ticker(COMPACT_READ_BYTES),
+                 r_sst = ticker(LAST_LEVEL_READ_BYTES) +
+                         ticker(NON_LAST_LEVEL_READ_BYTES),
+                 r_blob = ticker(BLOB_DB_BLOB_FILE_BYTES_READ),
+                 w_blob = ticker(BLOB_DB_BLOB_FILE_BYTES_WRITTEN);
+  std::printf("RocksDB statistics: write: flush %" PRIu64
+              ", compaction %" PRIu64 ", WAL %" PRIu64
+              " (blob files written %" PRIu64
+              ", part of flush/compaction); read: compaction %" PRIu64
+              ", SST reads %" PRIu64 ", blob file reads %" PRIu64 "\n",
+              w_flush, w_compact, w_wal, w_blob, r_compact, r_sst, r_blob);
+  std::printf(
+      "I/O amplification from statistics: write %.3f "
+      "((flush+compaction+WAL) / user), read %.3f ((compaction "
+      "read + user-read SST and blob bytes + medium reads %" PRIu64
+      ") / user)\n",
+      Ratio(w_flush + w_compact + w_wal, user_bytes),
+      Ratio(r_compact + r_sst + r_blob + medium_read, user_bytes), medium_read);
+}
+
+struct Cpu {
+  double user = 0, sys = 0;
+};
+
+Cpu ReportCpu(uint64_t ops) {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  Cpu cpu;
+  cpu.user = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
+  cpu.sys = usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+  std::printf(
+      "CPU seconds (all threads, whole process): user %.2f, system "
+      "%.2f; %.2f us per op\n",
+      cpu.user, cpu.sys, Ratio((cpu.user + cpu.sys) * 1e6, ops));
+  std::printf(
+      "CPU cycles: not counted in-process; scripts/ab runs db_bench "
+      "under 'perf stat -e cycles' where the PMU is available\n");
+  return cpu;
+}
+
+}  // namespace
+
+void Report(DB* db) {
+  if (db == nullptr) {
+    return;
+  }
+  std::printf("\n=== db_bench_ext report ===\n");
+  const Shape shape = ReportShape(db);
+
+  // Space: what the DB keeps on disk for data, over the live user bytes.
+  const DiskBytes disk = ListDisk(db);
+  std::printf("On disk: sst %" PRIu64 ", blob %" PRIu64 ", medium %" PRIu64
+              ", other (WAL, MANIFEST, LOG...) %" PRIu64 " bytes\n",
+              disk.sst, disk.blob, disk.medium, disk.other);
+  Statistics* stats = db->GetOptions().statistics.get();
+  const UserWork work = ReportUserWork(stats);
+  const double space_amp = Ratio(disk.Data(), work.live_bytes);
   if (space_amp > 0) {
     std::printf("Space amplification: %.3f (sst+blob+medium %" PRIu64
                 " / live user bytes %" PRIu64 ")\n",
-                space_amp, disk.Data(), y.live_bytes);
+                space_amp, disk.Data(), work.live_bytes);
   } else {
     std::printf("Space amplification: n/a (live user bytes unknown)\n");
   }
@@ -383,59 +462,23 @@ void Report(DB* db) {
               ", write_bytes %" PRIu64 ", rchar %" PRIu64 ", wchar %" PRIu64
               "\n",
               io["read_bytes"], io["write_bytes"], io["rchar"], io["wchar"]);
-  const double amp_r = Ratio(io["read_bytes"], user_bytes);
-  const double amp_w = Ratio(io["write_bytes"], user_bytes);
+  const double amp_r = Ratio(io["read_bytes"], work.bytes);
+  const double amp_w = Ratio(io["write_bytes"], work.bytes);
   std::printf("I/O amplification (device bytes / %" PRIu64
               " user bytes): read %.3f, write %.3f, total %.3f\n",
-              user_bytes, amp_r, amp_w, amp_r + amp_w);
+              work.bytes, amp_r, amp_w, amp_r + amp_w);
   ROCKSDB_NAMESPACE::hybridkv::HybridStatistics hs;
   const bool hybrid =
       ROCKSDB_NAMESPACE::hybridkv::GetStatistics(db, &hs).ok() &&
       (hs.medium_values_extracted > 0 || hs.small_values_flushed > 0);
-  if (stats) {
-    const uint64_t w_flush = ticker(FLUSH_WRITE_BYTES),
-                   w_compact = ticker(COMPACT_WRITE_BYTES),
-                   w_wal = ticker(WAL_FILE_BYTES),
-                   r_compact = ticker(COMPACT_READ_BYTES),
-                   r_sst = ticker(LAST_LEVEL_READ_BYTES) +
-                           ticker(NON_LAST_LEVEL_READ_BYTES),
-                   r_blob = ticker(BLOB_DB_BLOB_FILE_BYTES_READ),
-                   w_blob = ticker(BLOB_DB_BLOB_FILE_BYTES_WRITTEN);
-    std::printf("RocksDB statistics: write: flush %" PRIu64
-                ", compaction %" PRIu64 ", WAL %" PRIu64
-                " (blob files written %" PRIu64
-                ", part of flush/compaction); read: compaction %" PRIu64
-                ", SST reads %" PRIu64 ", blob file reads %" PRIu64 "\n",
-                w_flush, w_compact, w_wal, w_blob, r_compact, r_sst, r_blob);
-    const uint64_t medium_read =
-        hybrid ? hs.merge_bytes_read + hs.resolve_bytes_read : 0;
-    std::printf(
-        "I/O amplification from statistics: write %.3f "
-        "((flush+compaction+WAL) / user), read %.3f ((compaction "
-        "read + user-read SST and blob bytes + medium reads %" PRIu64
-        ") / user)\n",
-        Ratio(w_flush + w_compact + w_wal, user_bytes),
-        Ratio(r_compact + r_sst + r_blob + medium_read, user_bytes),
-        medium_read);
+  if (stats != nullptr) {
+    ReportStatisticsIo(stats,
+                       hybrid ? hs.merge_bytes_read + hs.resolve_bytes_read : 0,
+                       work.bytes);
   }
-
   uint64_t compaction_written = 0, manual_written = 0;
   Tally()->Print(&compaction_written, &manual_written);
-
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  const double user_cpu = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
-  const double sys_cpu = usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-  const double cpu = user_cpu + sys_cpu;
-  std::printf(
-      "CPU seconds (all threads, whole process): user %.2f, system "
-      "%.2f; %.2f us per op\n",
-      usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6,
-      usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6,
-      Ratio(cpu * 1e6, ops));
-  std::printf(
-      "CPU cycles: not counted in-process; scripts/ab runs db_bench "
-      "under 'perf stat -e cycles' where the PMU is available\n");
+  const Cpu cpu = ReportCpu(work.ops);
   if (hybrid) {
     std::printf("HybridKV:\n%s", hs.ToString().c_str());
   }
@@ -450,13 +493,14 @@ void Report(DB* db) {
               " compaction_bytes=%" PRIu64
               " manual_compaction_share=%.4f"
               " max_sst_bytes=%" PRIu64 " levels=%d shape=%s\n",
-              ops, user_bytes, io["read_bytes"], io["write_bytes"], amp_r,
-              amp_w, disk.Data(), ycsb && y.live_known ? y.live_bytes : 0,
-              space_amp, cpu, Ratio(cpu * 1e6, ops), Ratio(user_cpu * 1e6, ops),
-              Ratio(sys_cpu * 1e6, ops), Ratio(io["syscr"], ops),
-              Ratio(io["syscw"], ops), compaction_written,
-              Ratio(manual_written, compaction_written), max_sst, populated,
-              shape.empty() ? "empty" : shape.c_str());
+              work.ops, work.bytes, io["read_bytes"], io["write_bytes"], amp_r,
+              amp_w, disk.Data(), work.live_bytes, space_amp,
+              cpu.user + cpu.sys, Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
+              Ratio(cpu.user * 1e6, work.ops), Ratio(cpu.sys * 1e6, work.ops),
+              Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
+              compaction_written, Ratio(manual_written, compaction_written),
+              shape.max_sst, shape.populated,
+              shape.line.empty() ? "empty" : shape.line.c_str());
   std::fflush(stdout);
 }
 

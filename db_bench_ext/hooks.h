@@ -24,12 +24,15 @@
 #include <functional>
 #include <string>
 
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 
 namespace hybridkv_ext {
 
 void ApplyOptions(ROCKSDB_NAMESPACE::Options* options);
+// HybridTable's options as the --hybrid_* flags set them.
+ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags();
 bool ValueSizeMixEnabled();
 unsigned int NextValueSize();
 void Report(ROCKSDB_NAMESPACE::DB* db);

@@ -37,8 +37,6 @@ DECLARE_int64(seed);
 DECLARE_int32(threads);
 DECLARE_int32(duration);
 DECLARE_int32(value_size);
-DECLARE_int32(hybrid_medium_min_value_size);
-DECLARE_int32(hybrid_medium_max_value_size);
 
 DEFINE_double(ycsb_zipf, 0.99,
               "YCSB: zipfian constant (theta) of the request distribution.");
@@ -161,14 +159,10 @@ struct State {
 
 bool g_ran = false;
 
+// 0 small, 1 medium, 2 large, as HybridTable classifies (size or ratio).
 unsigned int ClassOf(unsigned int bytes) {
-  if (bytes < static_cast<unsigned>(FLAGS_hybrid_medium_min_value_size)) {
-    return 0;
-  }
-  if (bytes <= static_cast<unsigned>(FLAGS_hybrid_medium_max_value_size)) {
-    return 1;
-  }
-  return 2;
+  static const auto table_options = TableOptionsFromFlags();
+  return static_cast<unsigned int>(table_options.Classify(kKeySize, bytes));
 }
 
 uint64_t RunOps() {
@@ -236,40 +230,96 @@ bool IsYcsbBenchmark(const std::string& name) {
   return false;
 }
 
-void RunYcsbThread(DB* db, int tid, const ReadOptions& read_options,
-                   const WriteOptions& write_options,
-                   const std::function<void(OpKind)>& finished_op,
-                   const std::function<void(int64_t)>& add_bytes) {
-  std::call_once(g.init, Init, db);
-  g_ran = true;
-  const Workload w = g.workload;
-  const Shares shares = SharesOf(w);
-  const uint64_t threads = static_cast<uint64_t>(std::max(FLAGS_threads, 1));
-  const uint64_t total = RunOps();
-  const uint64_t my_ops =
-      total / threads + (static_cast<uint64_t>(tid) < total % threads ? 1 : 0);
-  std::mt19937_64 rng(static_cast<uint64_t>(FLAGS_seed) * 7919 +
-                      static_cast<uint64_t>(tid) + 1);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::uniform_int_distribution<int> pct(0, 99);
-  std::unique_ptr<Zipfian> zipf;
-  if (w != Workload::kLoad) {
-    zipf.reset(new Zipfian(g.records.load(), FLAGS_ycsb_zipf));
-  }
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(FLAGS_duration);
-  YcsbSummary local;
-  char key[kKeySize];
-  std::string value;
+namespace {
 
-  auto put = [&](uint64_t record) {
+// One client thread of a YCSB phase: its random streams, its counters, and
+// one method per operation.
+class YcsbClient {
+ public:
+  YcsbClient(DB* db, int tid, const ReadOptions& read_options,
+             const WriteOptions& write_options,
+             const std::function<void(OpKind)>& finished_op,
+             const std::function<void(int64_t)>& add_bytes)
+      : db_(db),
+        read_options_(read_options),
+        write_options_(write_options),
+        finished_op_(finished_op),
+        add_bytes_(add_bytes),
+        rng_(static_cast<uint64_t>(FLAGS_seed) * 7919 +
+             static_cast<uint64_t>(tid) + 1) {
+    if (g.workload != Workload::kLoad) {
+      zipf_.reset(new Zipfian(g.records.load(), FLAGS_ycsb_zipf));
+    }
+  }
+
+  // Runs `ops` operations of the phase's mix, or until --duration.
+  void Run(uint64_t ops) {
+    const Shares shares = SharesOf(g.workload);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(FLAGS_duration);
+    for (uint64_t i = 0; i < ops; i++) {
+      if (FLAGS_duration > 0 && (i & 63) == 0 &&
+          std::chrono::steady_clock::now() >= deadline) {
+        break;
+      }
+      if (g.workload == Workload::kLoad) {
+        Put(g.next_load.fetch_add(1));
+        g.records.fetch_add(1, std::memory_order_release);
+        finished_op_(OpKind::kWrite);
+        continue;
+      }
+      RunOne(shares);
+      local_.ops++;
+    }
+    if (g.workload == Workload::kLoad) local_.ops = ops;
+  }
+
+  // Adds this thread's counters to the phase's.
+  void MergeInto(YcsbSummary* summary) const {
+    summary->ops += local_.ops;
+    summary->user_read_bytes += local_.user_read_bytes;
+    summary->user_write_bytes += local_.user_write_bytes;
+    summary->found += local_.found;
+    summary->not_found += local_.not_found;
+    summary->scanned += local_.scanned;
+    for (int c = 0; c < 3; c++) {
+      summary->writes_by_class[c] += local_.writes_by_class[c];
+    }
+  }
+
+ private:
+  void RunOne(const Shares& shares) {
+    int p = pct_(rng_);
+    if ((p -= shares.read) < 0) {
+      Get(Choose(g.workload == Workload::kD));
+      finished_op_(OpKind::kRead);
+    } else if ((p -= shares.update) < 0) {
+      Put(Choose(false));
+      finished_op_(OpKind::kUpdate);
+    } else if ((p -= shares.insert) < 0) {
+      const uint64_t record = g.records.load();
+      Put(record);
+      g.records.fetch_add(1, std::memory_order_release);
+      finished_op_(OpKind::kWrite);
+    } else if ((p -= shares.scan) < 0) {
+      Scan(Choose(false));
+      finished_op_(OpKind::kSeek);
+    } else {  // read-modify-write: one operation, as YCSB counts it
+      const uint64_t record = Choose(false);
+      Get(record);
+      Put(record);
+      finished_op_(OpKind::kUpdate);
+    }
+  }
+
+  void Put(uint64_t record) {
     const unsigned int bytes = ValueSizeMixEnabled()
                                    ? NextValueSize()
                                    : static_cast<unsigned>(FLAGS_value_size);
-    const size_t off = rng() % (g.value_pool.size() - bytes);
-    MakeKey(record, key);
-    Status s = db->Put(write_options, Slice(key, kKeySize),
-                       Slice(g.value_pool.data() + off, bytes));
+    const size_t off = rng_() % (g.value_pool.size() - bytes);
+    MakeKey(record, key_);
+    Status s = db_->Put(write_options_, Slice(key_, kKeySize),
+                        Slice(g.value_pool.data() + off, bytes));
     if (!s.ok()) {
       std::fprintf(stderr, "ycsb: Put: %s\n", s.ToString().c_str());
       std::exit(1);
@@ -280,96 +330,83 @@ void RunYcsbThread(DB* db, int tid, const ReadOptions& read_options,
     } else {
       g.live_known = false;  // racy but monotonic: only ever set to false
     }
-    local.writes_by_class[ClassOf(bytes)]++;
-    local.user_write_bytes += kKeySize + bytes;
-    add_bytes(kKeySize + bytes);
-  };
-  auto choose = [&](bool latest) -> uint64_t {
+    local_.writes_by_class[ClassOf(bytes)]++;
+    local_.user_write_bytes += kKeySize + bytes;
+    add_bytes_(kKeySize + bytes);
+  }
+
+  uint64_t Choose(bool latest) {
     const uint64_t n = g.records.load(std::memory_order_acquire);
-    const uint64_t z = zipf->Next(n, unit(rng));
+    const uint64_t z = zipf_->Next(n, unit_(rng_));
     if (latest) return n - 1 - z;
     return Fnv64(z) % n;  // scrambled: popular records spread over the keys
-  };
-  auto get = [&](uint64_t record) {
-    MakeKey(record, key);
-    Status s = db->Get(read_options, Slice(key, kKeySize), &value);
+  }
+
+  void Get(uint64_t record) {
+    MakeKey(record, key_);
+    Status s = db_->Get(read_options_, Slice(key_, kKeySize), &value_);
     if (s.ok()) {
-      local.user_read_bytes += kKeySize + value.size();
-      add_bytes(kKeySize + value.size());
-      local.found++;
+      local_.user_read_bytes += kKeySize + value_.size();
+      add_bytes_(kKeySize + value_.size());
+      local_.found++;
     } else if (s.IsNotFound()) {
-      local.not_found++;
+      local_.not_found++;
     } else {
       std::fprintf(stderr, "ycsb: Get: %s\n", s.ToString().c_str());
       std::exit(1);
     }
-  };
-  auto insert_new = [&]() {
-    const uint64_t record = g.records.load();
-    put(record);
-    g.records.fetch_add(1, std::memory_order_release);
-  };
+  }
 
-  for (uint64_t i = 0; i < my_ops; i++) {
-    if (FLAGS_duration > 0 && (i & 63) == 0 &&
-        std::chrono::steady_clock::now() >= deadline) {
-      break;
+  void Scan(uint64_t record) {
+    MakeKey(record, key_);
+    const int len = 1 + static_cast<int>(rng_() % FLAGS_ycsb_max_scan_length);
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+        db_->NewIterator(read_options_));
+    int n = 0;
+    for (it->Seek(Slice(key_, kKeySize)); it->Valid() && n < len;
+         it->Next(), n++) {
+      const uint64_t b = it->key().size() + it->value().size();
+      local_.user_read_bytes += b;
+      add_bytes_(static_cast<int64_t>(b));
     }
-    if (w == Workload::kLoad) {
-      const uint64_t record = g.next_load.fetch_add(1);
-      put(record);
-      g.records.fetch_add(1, std::memory_order_release);
-      finished_op(OpKind::kWrite);
-      continue;
+    if (!it->status().ok()) {
+      std::fprintf(stderr, "ycsb: scan: %s\n", it->status().ToString().c_str());
+      std::exit(1);
     }
-    int p = pct(rng);
-    if ((p -= shares.read) < 0) {
-      get(choose(w == Workload::kD));
-      finished_op(OpKind::kRead);
-    } else if ((p -= shares.update) < 0) {
-      put(choose(false));
-      finished_op(OpKind::kUpdate);
-    } else if ((p -= shares.insert) < 0) {
-      insert_new();
-      finished_op(OpKind::kWrite);
-    } else if ((p -= shares.scan) < 0) {
-      MakeKey(choose(false), key);
-      const int len = 1 + static_cast<int>(rng() % FLAGS_ycsb_max_scan_length);
-      std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
-          db->NewIterator(read_options));
-      int n = 0;
-      for (it->Seek(Slice(key, kKeySize)); it->Valid() && n < len;
-           it->Next(), n++) {
-        const uint64_t b = it->key().size() + it->value().size();
-        local.user_read_bytes += b;
-        add_bytes(static_cast<int64_t>(b));
-      }
-      if (!it->status().ok()) {
-        std::fprintf(stderr, "ycsb: scan: %s\n",
-                     it->status().ToString().c_str());
-        std::exit(1);
-      }
-      local.scanned += n;
-      finished_op(OpKind::kSeek);
-    } else {  // read-modify-write: one operation, as YCSB counts it
-      const uint64_t record = choose(false);
-      get(record);
-      put(record);
-      finished_op(OpKind::kUpdate);
-    }
-    local.ops++;
+    local_.scanned += n;
   }
-  if (w == Workload::kLoad) local.ops = my_ops;
+
+  DB* const db_;
+  const ReadOptions& read_options_;
+  const WriteOptions& write_options_;
+  const std::function<void(OpKind)>& finished_op_;
+  const std::function<void(int64_t)>& add_bytes_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> unit_{0.0, 1.0};
+  std::uniform_int_distribution<int> pct_{0, 99};
+  std::unique_ptr<Zipfian> zipf_;
+  YcsbSummary local_;
+  char key_[kKeySize];
+  std::string value_;
+};
+
+}  // namespace
+
+void RunYcsbThread(DB* db, int tid, const ReadOptions& read_options,
+                   const WriteOptions& write_options,
+                   const std::function<void(OpKind)>& finished_op,
+                   const std::function<void(int64_t)>& add_bytes) {
+  std::call_once(g.init, Init, db);
+  g_ran = true;
+  const uint64_t threads = static_cast<uint64_t>(std::max(FLAGS_threads, 1));
+  const uint64_t total = RunOps();
+  const uint64_t my_ops =
+      total / threads + (static_cast<uint64_t>(tid) < total % threads ? 1 : 0);
+  YcsbClient client(db, tid, read_options, write_options, finished_op,
+                    add_bytes);
+  client.Run(my_ops);
   std::lock_guard<std::mutex> lock(g.summary_mu);
-  g.summary.ops += local.ops;
-  g.summary.user_read_bytes += local.user_read_bytes;
-  g.summary.user_write_bytes += local.user_write_bytes;
-  g.summary.found += local.found;
-  g.summary.not_found += local.not_found;
-  g.summary.scanned += local.scanned;
-  for (int c = 0; c < 3; c++) {
-    g.summary.writes_by_class[c] += local.writes_by_class[c];
-  }
+  client.MergeInto(&g.summary);
 }
 
 bool FinishYcsb(YcsbSummary* summary) {

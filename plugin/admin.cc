@@ -47,7 +47,8 @@ IOStatus LinkOrCopy(FileSystem* fs, const std::string& from,
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   if (fs->FileExists(checkpoint_dir, IOOptions(), nullptr).ok()) {
-    return Status::InvalidArgument("checkpoint directory " + checkpoint_dir +
+    return Status::InvalidArgument("HybridKV: checkpoint directory " +
+                                   checkpoint_dir +
                                    " already exists; name a new one");
   }
   const std::string staging = checkpoint_dir + ".hybridkv-staging";

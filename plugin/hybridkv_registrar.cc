@@ -9,7 +9,7 @@
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
-#include "plugin/hybridkv/table/merge_level_partitioner.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/utilities/object_registry.h"
 
 namespace ROCKSDB_NAMESPACE {

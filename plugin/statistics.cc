@@ -2,11 +2,11 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/hole_punch.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
-#include "plugin/hybridkv/table/hybrid_stats.h"
 #include "rocksdb/file_system.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -14,22 +14,12 @@ namespace hybridkv {
 
 Status GetStatistics(DB* db, HybridStatistics* stats) {
   const std::string dir = db->GetName();
-  const DbCounters& c = *CountersFor(dir);
+  DbState* state = DbStateFor(dir);
+  const DbCounters& c = state->counters;
   HybridStatistics s;
-  s.small_values_flushed = c.small_values_flushed;
-  s.small_bytes_flushed = c.small_bytes_flushed;
-  s.medium_values_extracted = c.medium_values_extracted;
-  s.medium_bytes_extracted = c.medium_bytes_extracted;
-  s.medium_files_created = c.medium_files_created;
-  s.large_values_flushed = c.large_values_flushed;
-  s.pointers_kept = c.pointers_kept;
-  s.medium_values_inlined = c.medium_values_inlined;
-  s.medium_bytes_inlined = c.medium_bytes_inlined;
-  s.merge_bytes_read = c.merge_bytes_read;
-  s.merge_reads = c.merge_reads;
-  s.medium_values_resolved = c.medium_values_resolved;
-  s.medium_bytes_resolved = c.medium_bytes_resolved;
-  s.resolve_bytes_read = c.resolve_bytes_read;
+#define HYBRIDKV_COPY_COUNTER(name) s.name = c.name.load();
+  HYBRIDKV_COUNTERS(HYBRIDKV_COPY_COUNTER)
+#undef HYBRIDKV_COPY_COUNTER
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   std::vector<std::string> children;
   IOStatus io = fs->GetChildren(dir, IOOptions(), &children, nullptr);
@@ -44,7 +34,7 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
       s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
     }
   }
-  const MediumFileTracker::Space space = TrackerFor(dir)->GetSpace();
+  const MediumFileTracker::Space space = state->tracker.GetSpace();
   s.referenced_medium_file_bytes = space.file_bytes;
   s.referenced_medium_live_bytes = space.live_bytes;
   s.medium_bytes_punched = space.punched_bytes;

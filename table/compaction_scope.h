@@ -63,7 +63,6 @@ class CompactionScope : public MediumReadahead::Plan {
     std::array<char, 40> pointer;
   };
 
-
   std::map<uint64_t, MediumRuns> runs_;  // by medium file number
   std::array<Verified, kSlots> verified_;
   std::shared_ptr<MediumReadahead> merge_reader_;

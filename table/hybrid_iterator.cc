@@ -25,7 +25,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       secret_(secret),
       read_(read),
       prefetcher_(std::move(prefetcher)) {
-  if (mode == Mode::kEnvelope) {
+  if (mode == Mode::kPointer) {
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
   // A read that allows the block cache only resolves through the cache.
@@ -86,11 +86,8 @@ void HybridIterator::Update() {
   is_pointer_ = true;
   const Slice key = inner_->key();
   key_buffer_.assign(key.data(), key.size());
-  const uint64_t seq =
-      DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
-  EncodeFixed64(&key_buffer_[key_buffer_.size() - kNumInternalBytes],
-                PackSequenceAndType(seq, kTypeValue));
-  if (mode_ == Mode::kEnvelope) {
+  UpdateInternalKey(&key_buffer_, GetInternalKeySeqno(key), kTypeValue);
+  if (mode_ == Mode::kPointer) {
     // Only HybridKV's builders write pointer entries (kTypeBlobIndex with the
     // pointer tag), and the table's secret was found under its DB id, so all
     // its pointers carry this DB's MAC unless the secret file was replaced:
@@ -159,7 +156,7 @@ bool HybridIterator::PrepareValue() {
   if (!is_pointer_) {
     return inner_->PrepareValue();
   }
-  if (mode_ == Mode::kEnvelope || resolved_) {
+  if (mode_ == Mode::kPointer || resolved_) {
     return status_.ok();
   }
   return Resolve();
@@ -174,7 +171,7 @@ bool HybridIterator::NextAndGetResult(IterateResult* result) {
   }
   if (is_pointer_) {
     result->key = key_buffer_;
-    result->value_prepared = mode_ == Mode::kEnvelope || resolved_;
+    result->value_prepared = mode_ == Mode::kPointer || resolved_;
   }
   return true;
 }

@@ -18,7 +18,7 @@ class HybridTableReader;
 
 // An iterator over one HybridTable SST that references medium files. Pointer
 // entries (kTypeBlobIndex with the pointer tag) are presented as kTypeValue
-// entries whose value is either the envelope (kEnvelope, for compactions) or
+// entries whose value is either the pointer (kPointer, for compactions) or
 // the medium value it points to (kResolve, for everyone else). Other entries,
 // including BlobDB's own blob indexes, pass through untouched.
 //
@@ -27,10 +27,10 @@ class HybridTableReader;
 // caller skips cost no medium read.
 class HybridIterator : public InternalIterator {
  public:
-  enum class Mode { kEnvelope, kResolve };
+  enum class Mode { kPointer, kResolve };
 
   // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so
-  // only its destructor may run. kEnvelope needs `secret`: a pointer that does
+  // only its destructor may run. kPointer needs `secret`: a pointer that does
   // not verify under it fails the iteration instead of reaching a compaction as
   // a plain value. `scan`: values are resolved through a readahead buffer per
   // medium file, for iterators that visit neighbouring keys; otherwise each
@@ -145,14 +145,14 @@ class HybridIterator : public InternalIterator {
   Status status_;
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;
-  bool mac_checked_ = false;  // kEnvelope: this table's MACs verify
+  bool mac_checked_ = false;  // kPointer: this table's MACs verify
   bool resolved_ = false;
 
   MediumPointer pointer_;
   std::string key_buffer_;
   std::unique_ptr<std::string> value_;  // the resolved value, while positioned
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
-  std::shared_ptr<CompactionScope> scope_;      // kEnvelope only
+  std::shared_ptr<CompactionScope> scope_;      // kPointer only
   std::unique_ptr<ScanPrefetcher> prefetcher_;  // user scans only
 };
 

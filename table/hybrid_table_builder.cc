@@ -10,6 +10,7 @@
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -45,20 +46,15 @@ TableBuilderOptions WithCollectors(
 
 }  // namespace
 
-int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo,
-                      DbCounters* counters) {
-  if (merge_level >= 0) {
-    return merge_level;
-  }
+int DeepestLevel(const TableBuilderOptions& tbo, DbCounters* counters) {
   // With dynamic level sizing (RocksDB 9's default) the last level is always
   // num_levels - 1 once anything has left L0; otherwise the deepest level seen
   // so far.
   const ImmutableOptions& io = tbo.ioptions;
-  int deepest = (io.compaction_style == kCompactionStyleLevel &&
-                 io.level_compaction_dynamic_level_bytes)
-                    ? io.num_levels - 1
-                    : counters->DeepestLevel(tbo.column_family_id);
-  return std::max(0, deepest + 1 + merge_level);
+  return (io.compaction_style == kCompactionStyleLevel &&
+          io.level_compaction_dynamic_level_bytes)
+             ? io.num_levels - 1
+             : counters->DeepestLevel(tbo.column_family_id);
 }
 
 std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
@@ -85,7 +81,8 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
           tbo.internal_comparator.user_comparator()->timestamp_size()),
       fs_(tbo.ioptions.fs),
       logger_(tbo.ioptions.logger),
-      counters_(CountersFor(dir_)) {
+      state_(DbStateFor(dir_)),
+      counters_(&state_->counters) {
   if (tbo.internal_tbl_prop_coll_factories != nullptr) {
     for (const auto& f : *tbo.internal_tbl_prop_coll_factories) {
       collector_factories_.emplace_back(
@@ -109,7 +106,8 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       scope_ = CompactionScope::Current();
       counters_->NoteLevel(tbo.column_family_id, tbo.level_at_creation);
       mode_ = tbo.level_at_creation >=
-                      ResolveMergeLevel(options_.merge_level, tbo, counters_)
+                      ResolveMergeLevel(options_.merge_level,
+                                        DeepestLevel(tbo, counters_))
                   ? Mode::kInline
                   : Mode::kKeepPointers;
       break;
@@ -123,7 +121,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  tracker_ = TrackerFor(dir_);
+  tracker_ = &state_->tracker;
   tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
   // Flushes create the secret on first use. Compactions only load it: if it is
@@ -151,13 +149,10 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
     auto make = [&]() {
       return std::make_shared<MediumReadahead>(
           [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
-           fo = medium_file_options_](
+           fo = medium_file_options_, files = &state_->medium_files](
               const IOOptions& io, uint64_t number,
-              std::shared_ptr<MediumFileReader>* out) -> Status {
-            std::unique_ptr<MediumFileReader> opened;
-            IOStatus open = OpenMediumFile(fs, dirs, number, fo, &opened, io);
-            if (open.ok()) *out = std::move(opened);
-            return open;
+              std::shared_ptr<MediumFileReader>* out) {
+            return files->Get(fs, dirs, fo, io, number, out);
           },
           4 << 10, 1 << 20, /*buffer_budget=*/32 << 20, scope);
     };
@@ -259,10 +254,7 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
 void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
                                     const Slice& value) {
   key_buffer_.assign(key.data(), key.size());
-  const uint64_t seq =
-      DecodeFixed64(key.data() + key.size() - kNumInternalBytes) >> 8;
-  EncodeFixed64(&key_buffer_[key_buffer_.size() - kNumInternalBytes],
-                PackSequenceAndType(seq, type));
+  UpdateInternalKey(&key_buffer_, GetInternalKeySeqno(key), type);
   inner_->Add(key_buffer_, value);
 }
 

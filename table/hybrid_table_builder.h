@@ -4,13 +4,13 @@
 #include <memory>
 #include <string>
 
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/blob/siphash.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
-#include "plugin/hybridkv/table/hybrid_stats.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "table/table_builder.h"
 
@@ -25,7 +25,7 @@ namespace hybridkv {
 //   the SST stores a pointer under value type kTypeBlobIndex;
 // - compaction above the merge level: pointers (which the reader hands
 // compactions as
-//   kTypeValue envelopes) are stored as pointers again; other values stay
+//   kTypeValue pointers) are stored as pointers again; other values stay
 //   inline;
 // - compaction at or below the merge level: pointers are resolved and written
 // inline;
@@ -88,6 +88,7 @@ class HybridTableBuilder : public TableBuilder {
   const std::shared_ptr<FileSystem> fs_;
   FileOptions medium_file_options_;
   Logger* const logger_;
+  DbState* const state_;
   DbCounters* const counters_;
   MediumFileTracker* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;
@@ -122,9 +123,9 @@ class HybridTableBuilder : public TableBuilder {
   uint64_t kept_ = 0, inlined_ = 0, inlined_bytes_ = 0;
 };
 
-// The absolute merge level of a compaction described by `tbo`.
-int ResolveMergeLevel(int merge_level, const TableBuilderOptions& tbo,
-                      DbCounters* counters);
+// The deepest level of the column family a build described by `tbo` writes
+// to, for ResolveMergeLevel.
+int DeepestLevel(const TableBuilderOptions& tbo, DbCounters* counters);
 
 // Directories where a column family's SSTs, and so its medium files, may live.
 std::vector<std::string> MediumFileDirs(const std::string& sst_dir,

@@ -6,12 +6,13 @@
 
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
-#include "plugin/hybridkv/table/merge_level_partitioner.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/utilities/options_type.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -107,52 +108,9 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
                   .SetParseFunc(ParseInner)},
 };
 
-}  // namespace
-
-ValueClass HybridTableOptions::Classify(size_t key_size,
-                                        size_t value_size) const {
-  if (classify_by == ClassifyBy::kSize) {
-    if (value_size < medium_min_value_size) return ValueClass::kSmall;
-    return value_size <= medium_max_value_size ? ValueClass::kMedium
-                                               : ValueClass::kLarge;
-  }
-  const double ratio =
-      static_cast<double>(key_size) /
-      static_cast<double>(key_size + value_size + (key_size + value_size == 0));
-  if (ratio > small_medium_ratio) return ValueClass::kSmall;
-  return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
-}
-
-HybridTableFactory::HybridTableFactory(HybridTableOptions options)
-    : options_(std::move(options)) {
-  if (options_.inner == nullptr) {
-    options_.inner.reset(NewBlockBasedTableFactory());
-  }
-  RegisterOptions(&options_, &hybrid_table_type_info);
-}
-
-Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
-  if (options_.inner == nullptr) {
-    return Status::InvalidArgument(
-        "HybridTable: option 'inner' is empty. Omit it to wrap the default "
-        "BlockBasedTable, or "
-        "name a table factory, e.g. "
-        "inner={id=BlockBasedTable;block_size=8192}.");
-  }
-  if (options_.inner->IsInstanceOf(kClassName())) {
-    return Status::InvalidArgument(
-        "HybridTable: 'inner' must not itself be a HybridTable; wrap "
-        "BlockBasedTable instead.");
-  }
-  return TableFactory::PrepareOptions(config_options);
-}
-
-Status HybridTableFactory::ValidateOptions(
-    const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
-  const HybridTableOptions& o = options_;
-  if (o.inner == nullptr) {
-    return Status::InvalidArgument("HybridTable: option 'inner' is empty.");
-  }
+// The value classes and the merge level: one consistent placement.
+Status ValidatePlacement(const HybridTableOptions& o,
+                         const ColumnFamilyOptions& cf_opts) {
   if (o.medium_min_value_size <= kMaxMediumPointerSize) {
     return Status::InvalidArgument(
         "HybridTable: medium_min_value_size=" +
@@ -209,20 +167,12 @@ Status HybridTableFactory::ValidateOptions(
         std::to_string(num_levels - 1) +
         "] for num_levels=" + std::to_string(num_levels) + ".");
   }
-  bool has_listener = false;
-  for (const auto& listener : db_opts.listeners) {
-    has_listener |= listener != nullptr &&
-                    listener->IsInstanceOf(HybridKVListener::kClassName());
-  }
-  if (!has_listener && o.require_listener) {
-    return Status::InvalidArgument(
-        "HybridTable needs its companion HybridKVListener in the DB's "
-        "`listeners`: it deletes medium files once no SST references them. "
-        "Add listeners=HybridKVListener to the DB options, or use "
-        "hybridkv::ConfigureOptions. (Tools that replace the listeners, such "
-        "as db_stress, can set require_listener=false: medium files are then "
-        "kept until the next open with the listener.)");
-  }
+  return Status::OK();
+}
+
+// What HybridTable cannot do yet.
+Status ValidateSupported(const DBOptions& db_opts,
+                         const ColumnFamilyOptions& cf_opts) {
   if (cf_opts.comparator != nullptr &&
       cf_opts.comparator->timestamp_size() > 0) {
     return Status::NotSupported(
@@ -236,6 +186,34 @@ Status HybridTableFactory::ValidateOptions(
         "HybridTable does not support paranoid_file_checks: a compaction that "
         "writes medium values back inline legitimately produces other bytes "
         "than it read. Set paranoid_file_checks=false.");
+  }
+  if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
+    return Status::NotSupported(
+        "HybridTable does not support several db_paths or cf_paths yet: medium "
+        "files are "
+        "tracked per directory. Use a single path.");
+  }
+  return Status::OK();
+}
+
+// The companions every HybridTable column family needs: the listener, the
+// partitioner, and wrappers around merge operators and compaction filters,
+// which would otherwise see pointers instead of values.
+Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
+                          const ColumnFamilyOptions& cf_opts) {
+  bool has_listener = false;
+  for (const auto& listener : db_opts.listeners) {
+    has_listener |= listener != nullptr &&
+                    listener->IsInstanceOf(HybridKVListener::kClassName());
+  }
+  if (!has_listener && o.require_listener) {
+    return Status::InvalidArgument(
+        "HybridTable needs its companion HybridKVListener in the DB's "
+        "`listeners`: it deletes medium files once no SST references them. "
+        "Add listeners=HybridKVListener to the DB options, or use "
+        "hybridkv::ConfigureOptions. (Tools that replace the listeners, such "
+        "as db_stress, can set require_listener=false: medium files are then "
+        "kept until the next open with the listener.)");
   }
   // Compactions hand pointers to merge operators and compaction filters as
   // values; only the wrappers resolve them first.
@@ -271,12 +249,6 @@ Status HybridTableFactory::ValidateOptions(
         cf_opts.compaction_filter_factory->Name() +
         "}, or use hybridkv::ConfigureOptions.");
   }
-  if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
-    return Status::NotSupported(
-        "HybridTable does not support several db_paths or cf_paths yet: medium "
-        "files are "
-        "tracked per directory. Use a single path.");
-  }
   const SstPartitionerFactory* partitioner =
       cf_opts.sst_partitioner_factory.get();
   if (partitioner == nullptr ||
@@ -293,13 +265,64 @@ Status HybridTableFactory::ValidateOptions(
   // The partitioner cannot see num_levels; give it the merge level resolved
   // now. With dynamic level sizing the last level is num_levels - 1; without
   // it, the same bound is conservative.
-  const int merge_level =
-      o.merge_level >= 0 ? o.merge_level : num_levels + o.merge_level;
   static_cast<const HybridKVPartitionerFactory*>(partitioner)
-      ->SetFirstVetoedLevel(std::max(1, merge_level));
+      ->SetFirstVetoedLevel(std::max(
+          1, ResolveMergeLevel(o.merge_level, cf_opts.num_levels - 1)));
+  return Status::OK();
+}
+
+}  // namespace
+
+ValueClass HybridTableOptions::Classify(size_t key_size,
+                                        size_t value_size) const {
+  if (classify_by == ClassifyBy::kSize) {
+    if (value_size < medium_min_value_size) return ValueClass::kSmall;
+    return value_size <= medium_max_value_size ? ValueClass::kMedium
+                                               : ValueClass::kLarge;
+  }
+  const double ratio =
+      static_cast<double>(key_size) /
+      static_cast<double>(key_size + value_size + (key_size + value_size == 0));
+  if (ratio > small_medium_ratio) return ValueClass::kSmall;
+  return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
+}
+
+HybridTableFactory::HybridTableFactory(HybridTableOptions options)
+    : options_(std::move(options)) {
+  if (options_.inner == nullptr) {
+    options_.inner.reset(NewBlockBasedTableFactory());
+  }
+  RegisterOptions(&options_, &hybrid_table_type_info);
+}
+
+Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
+  if (options_.inner == nullptr) {
+    return Status::InvalidArgument(
+        "HybridTable: option 'inner' is empty. Omit it to wrap the default "
+        "BlockBasedTable, or "
+        "name a table factory, e.g. "
+        "inner={id=BlockBasedTable;block_size=8192}.");
+  }
+  if (options_.inner->IsInstanceOf(kClassName())) {
+    return Status::InvalidArgument(
+        "HybridTable: 'inner' must not itself be a HybridTable; wrap "
+        "BlockBasedTable instead.");
+  }
+  return TableFactory::PrepareOptions(config_options);
+}
+
+Status HybridTableFactory::ValidateOptions(
+    const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
+  if (options_.inner == nullptr) {
+    return Status::InvalidArgument("HybridTable: option 'inner' is empty.");
+  }
+  Status s = ValidatePlacement(options_, cf_opts);
+  if (s.ok()) s = ValidateSupported(db_opts, cf_opts);
+  if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
   // Configurable::ValidateOptions also validates the inner factory, a
   // registered option.
-  return TableFactory::ValidateOptions(db_opts, cf_opts);
+  if (s.ok()) s = TableFactory::ValidateOptions(db_opts, cf_opts);
+  return s;
 }
 
 Status HybridTableFactory::NewTableReader(
@@ -323,12 +346,14 @@ Status HybridTableFactory::NewTableReader(
   context.user_comparator =
       table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
-  context.counters = CountersFor(dir);
+  DbState* state = DbStateFor(dir);
+  context.counters = &state->counters;
+  context.medium_files = &state->medium_files;
   context.clock = io.clock;
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
   }
-  TrackerFor(dir)->SetFileSystem(io.fs, io.sst_file_manager);
+  state->tracker.SetFileSystem(io.fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (options_.scan_prefetch) {

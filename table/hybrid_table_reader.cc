@@ -63,14 +63,14 @@ InternalIterator* HybridTableReader::NewIterator(
     return inner;
   }
   const auto mode = caller == TableReaderCaller::kCompaction
-                        ? HybridIterator::Mode::kEnvelope
+                        ? HybridIterator::Mode::kPointer
                         : HybridIterator::Mode::kResolve;
   // Point lookups read one record; scans read ahead, pointers being in key
   // order.
   const bool scan = caller != TableReaderCaller::kUserGet &&
                     caller != TableReaderCaller::kUserMultiGet;
   SipKey secret;
-  if (mode == HybridIterator::Mode::kEnvelope) {
+  if (mode == HybridIterator::Mode::kPointer) {
     Status s = GetSecret(&secret);
     if (!s.ok()) {
       if (arena != nullptr) {
@@ -91,19 +91,19 @@ InternalIterator* HybridTableReader::NewIterator(
                                  /*compaction_readahead_size=*/0,
                                  /*allow_unprepared_value=*/false);
     };
-    prefetcher.reset(new ScanPrefetcher(
-        this, new_lookahead, context_.blob_warmer, read_options,
-        context_.user_comparator, prefix_extractor,
-        context_.scan_prefetch_max));
+    prefetcher.reset(
+        new ScanPrefetcher(this, new_lookahead, context_.blob_warmer,
+                           read_options, context_.user_comparator,
+                           prefix_extractor, context_.scan_prefetch_max));
   }
   // The caller owns an arena-placed iterator's memory and only runs its
   // destructor, so the wrapper lives in the same arena as the iterator it
   // wraps.
   if (arena != nullptr) {
-    return new (arena->AllocateAligned(sizeof(HybridIterator))) HybridIterator(
-        inner, /*inner_in_arena=*/true, mode, this,
-        MediumReadOptions(read_options), allow_unprepared_value, secret, scan,
-        std::move(prefetcher));
+    return new (arena->AllocateAligned(sizeof(HybridIterator)))
+        HybridIterator(inner, /*inner_in_arena=*/true, mode, this,
+                       MediumReadOptions(read_options), allow_unprepared_value,
+                       secret, scan, std::move(prefetcher));
   }
   return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
                             MediumReadOptions(read_options),
@@ -255,21 +255,8 @@ Status HybridTableReader::VerifyChecksum(const ReadOptions& read_options,
 Status HybridTableReader::GetMediumFile(
     const IOOptions& io, uint64_t number,
     std::shared_ptr<MediumFileReader>* file) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = files_.find(number);
-  if (it != files_.end()) {
-    *file = it->second;
-    return Status::OK();
-  }
-  std::unique_ptr<MediumFileReader> opened;
-  IOStatus s = OpenMediumFile(context_.fs, context_.dirs, number,
-                              context_.file_options, &opened, io);
-  if (!s.ok()) {
-    return s;
-  }
-  *file = std::shared_ptr<MediumFileReader>(std::move(opened));
-  files_[number] = *file;
-  return Status::OK();
+  return context_.medium_files->Get(context_.fs, context_.dirs,
+                                    context_.file_options, io, number, file);
 }
 
 namespace {
@@ -357,16 +344,16 @@ void HybridTableReader::CacheMediumValue(const MediumPointer& pointer,
       new CachedMediumValue{pointer.file_number, user_key.ToString(), value};
   const size_t charge =
       sizeof(*entry) + entry->user_key.size() + entry->value.size();
-  if (!cache->Insert(CacheKey(context_, pointer), entry,
-                     &kCachedMediumValueHelper, charge)
+  if (!cache
+           ->Insert(CacheKey(context_, pointer), entry,
+                    &kCachedMediumValueHelper, charge)
            .ok()) {
     delete entry;  // a full strict-capacity cache: the read itself succeeded
   }
 }
 
 void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
-                                         const MediumValueRef* refs,
-                                         size_t n) {
+                                         const MediumValueRef* refs, size_t n) {
   size_t first = 0;
   while (first < n && LookupMediumValue(refs[first].pointer,
                                         refs[first].user_key, nullptr)) {

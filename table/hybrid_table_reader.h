@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
-#include "plugin/hybridkv/table/hybrid_stats.h"
 #include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
 
@@ -31,7 +31,8 @@ struct MediumReadContext {
   std::shared_ptr<Cache>
       block_cache;  // the inner table's; null when it has none
   DbCounters* counters = nullptr;
-  SystemClock* clock = nullptr;  // for ReadOptions::deadline
+  MediumFileCache* medium_files = nullptr;  // the DB's open medium files
+  SystemClock* clock = nullptr;             // for ReadOptions::deadline
   // User scans warm BlobDB's values up to this many entries ahead
   // (ScanPrefetcher); 0: off.
   size_t scan_prefetch_max = 0;
@@ -42,7 +43,7 @@ struct MediumReadContext {
 // Reads one HybridTable SST through the inner format's reader.
 //
 // Pointer entries are stored as kTypeBlobIndex. Iterators present them as
-// kTypeValue: to compactions (caller kCompaction) as the envelope itself, so
+// kTypeValue: to compactions (caller kCompaction) as the pointer itself, so
 // that compactions above the merge level never read medium values; to everyone
 // else as the resolved value. An SST that references no medium file (its
 // properties say so) is served by the inner reader directly.
@@ -179,11 +180,6 @@ class HybridTableReader : public TableReader {
   const MediumReadContext context_;
   bool has_medium_refs_ = false;
   MediumRefs refs_;  // from the table properties, when known
-  std::mutex mu_;    // guards files_
-  // Open medium files, by number. They live as long as this table reader, which
-  // RocksDB drops before the SST is deleted, and so before the files'
-  // references can reach zero.
-  std::map<uint64_t, std::shared_ptr<MediumFileReader>> files_;
 };
 
 }  // namespace hybridkv

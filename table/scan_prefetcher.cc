@@ -14,8 +14,8 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-ScanPrefetcher::ScanPrefetcher(
-    HybridTableReader* table, std::function<InternalIterator*()> new_lookahead,
+ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
+                               std::function<InternalIterator*()> new_lookahead,
                                std::shared_ptr<BlobCacheWarmer> warmer,
                                const ReadOptions& read_options,
                                const Comparator* user_comparator,
@@ -87,8 +87,8 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
     } else {
       const MediumPointer& prev = medium_[i - 1].pointer;
       if (p.file_number != prev.file_number ||
-          p.handle.offset > prev.handle.offset + prev.handle.size +
-                                kMediumRunMergeGap) {
+          p.handle.offset >
+              prev.handle.offset + prev.handle.size + kMediumRunMergeGap) {
         spans.emplace_back(i, i);
       }
     }
@@ -131,10 +131,9 @@ void ScanPrefetcher::Collect() {
     BlobIndex index;
     if (MayBeMediumPointer(value)) {
       if (want_medium && PeekMediumPointer(value, &pointer)) {
-        medium_.push_back(
-            {pointer, Slice(parsed.user_key.data(),
-                            parsed.user_key.size() - ts_size)
-                          .ToString()});
+        medium_.push_back({pointer, Slice(parsed.user_key.data(),
+                                          parsed.user_key.size() - ts_size)
+                                        .ToString()});
       }
     } else if (warmer_ != nullptr && index.DecodeFrom(value).ok() &&
                !index.IsInlined()) {

@@ -6,11 +6,11 @@
 //   and iterators return Corruption naming the file for the keys it holds,
 //   every other key still reads, VerifyChecksum reports the file, a compaction
 //   that needs it fails, and no read ever returns wrong bytes;
-// - a damaged envelope inside an SST (with valid block checksums): a damaged
+// - a damaged pointer inside an SST (with valid block checksums): a damaged
 //   location is Corruption, a damaged MAC still reads (the record verifies
 //   itself) but stops compactions with Corruption;
-// - values written through Put that imitate envelopes (a guessed MAC, or a
-//   genuine envelope of another key) read back verbatim through flushes and
+// - values written through Put that imitate pointers (a guessed MAC, or a
+//   genuine pointer of another key) read back verbatim through flushes and
 //   compactions at every level;
 // - a missing HYBRIDKV-SECRET: reads work, compactions refuse with a message
 //   naming the file, and restoring the file restores compactions;
@@ -22,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -65,7 +66,7 @@ std::string Value(uint64_t i, char fill = 'v') {
 bool IsMedium(uint64_t i) { return i % 3 == 0; }
 
 // Uncompressed blocks, crc32c and format_version 5 (no context checksums), so a
-// test can find an envelope's bytes in an SST and re-seal its block.
+// test can find a pointer's bytes in an SST and re-seal its block.
 Options MakeOptions(int merge_level = -2) {
   Options options;
   options.create_if_missing = true;
@@ -121,6 +122,13 @@ std::string FirstMediumFile(const std::string& dir) {
 }
 
 enum class Damage { kFlip, kTruncate, kDelete };
+
+// For test listings.
+void PrintTo(Damage d, std::ostream* os) {
+  *os << (d == Damage::kFlip       ? "flip"
+          : d == Damage::kTruncate ? "truncate"
+                                   : "delete");
+}
 
 class MediumFileDamageTest : public testing::TestWithParam<Damage> {};
 
@@ -239,9 +247,9 @@ INSTANTIATE_TEST_SUITE_P(Damages, MediumFileDamageTest,
                            }
                          });
 
-// The first pointer entry of `sst`: its user key and envelope bytes.
+// The first pointer entry of `sst`: its user key and pointer bytes.
 bool FirstPointer(const std::string& sst, std::string* user_key,
-                  std::string* envelope) {
+                  std::string* pointer) {
   bool found = false;
   EXPECT_OK(ForEachRawEntry(FileSystem::Default(), sst,
                             [&](const Slice& key, const Slice& value) {
@@ -249,7 +257,7 @@ bool FirstPointer(const std::string& sst, std::string* user_key,
                               if (ExtractValueType(key) == kTypeBlobIndex &&
                                   MayBeMediumPointer(value)) {
                                 *user_key = ExtractUserKey(key).ToString();
-                                *envelope = value.ToString();
+                                *pointer = value.ToString();
                                 found = true;
                               }
                             }));
@@ -258,7 +266,7 @@ bool FirstPointer(const std::string& sst, std::string* user_key,
 
 // Replaces byte `offset` of the SST at `path` with `byte`, and re-seals the
 // block holding it (crc32c, format_version < 6): block checksums pass, only
-// the envelope is wrong.
+// the pointer is wrong.
 void PatchSstByte(const std::string& path, size_t offset, char byte) {
   std::string file = ReadFile(path);
   size_t start = 0;
@@ -290,12 +298,12 @@ void PatchSstByte(const std::string& path, size_t offset, char byte) {
   }
 }
 
-class EnvelopeInSstTest : public testing::TestWithParam<bool> {};
+class PointerInSstTest : public testing::TestWithParam<bool> {};
 
 // GetParam(): damage the MAC (true) or the record offset (false).
-TEST_P(EnvelopeInSstTest, DamagedEnvelopeIsNeverWrongData) {
+TEST_P(PointerInSstTest, DamagedPointerIsNeverWrongData) {
   const bool damage_mac = GetParam();
-  test::ScratchDir dir("envelope");
+  test::ScratchDir dir("pointer-in-sst");
   Options options = MakeOptions();
   Model model;
   auto db = Open(options, dir.path());
@@ -307,14 +315,14 @@ TEST_P(EnvelopeInSstTest, DamagedEnvelopeIsNeverWrongData) {
       meta.levels[0].files[0].directory + "/" + meta.levels[0].files[0].name;
   ASSERT_OK(db->Close());
   db.reset();
-  std::string user_key, envelope;
-  ASSERT_TRUE(FirstPointer(sst, &user_key, &envelope));
+  std::string user_key, pointer;
+  ASSERT_TRUE(FirstPointer(sst, &user_key, &pointer));
   std::string file = ReadFile(sst);
-  const size_t at = file.find(envelope);
+  const size_t at = file.find(pointer);
   ASSERT_NE(at, std::string::npos);
-  ASSERT_EQ(file.find(envelope, at + 1), std::string::npos);
+  ASSERT_EQ(file.find(pointer, at + 1), std::string::npos);
   // tag, file number (1 byte), offset varint...; the MAC is the last 8 bytes.
-  const size_t victim = damage_mac ? at + envelope.size() - 3 : at + 2;
+  const size_t victim = damage_mac ? at + pointer.size() - 3 : at + 2;
   PatchSstByte(sst, victim, static_cast<char>(file[victim] ^ 0x04));
 
   db = Open(options, dir.path());
@@ -351,16 +359,16 @@ TEST_P(EnvelopeInSstTest, DamagedEnvelopeIsNeverWrongData) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fields, EnvelopeInSstTest, testing::Bool(),
+INSTANTIATE_TEST_SUITE_P(Fields, PointerInSstTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& p) {
                            return p.param ? "Mac" : "Offset";
                          });
 
-// Values that imitate envelopes: a genuine envelope of another key, one of an
+// Values that imitate pointers: a genuine pointer of another key, one of an
 // earlier value of the same key whose MAC byte was changed, and a well-formed
-// envelope with a guessed MAC. All read back verbatim at every stage, and
+// pointer with a guessed MAC. All read back verbatim at every stage, and
 // compactions at every level succeed.
-TEST(HostileValueTest, EnvelopeLookalikesReadBackVerbatim) {
+TEST(HostileValueTest, PointerLookalikesReadBackVerbatim) {
   for (int merge_level : {-1, -2, 1}) {
     SCOPED_TRACE("merge_level " + std::to_string(merge_level));
     test::ScratchDir dir("lookalike");
@@ -376,18 +384,18 @@ TEST(HostileValueTest, EnvelopeLookalikesReadBackVerbatim) {
     for (const auto& level : meta.levels) {
       for (const auto& f : level.files) sst = f.directory + "/" + f.name;
     }
-    std::string pointer_key, envelope;
-    ASSERT_TRUE(FirstPointer(sst, &pointer_key, &envelope));
+    std::string pointer_key, pointer;
+    ASSERT_TRUE(FirstPointer(sst, &pointer_key, &pointer));
     std::mt19937_64 rng(5);
     for (int j = 0; j < 60; ++j) {
       const std::string k = Key(5000 + j);
       std::string v;
       switch (j % 3) {
-        case 0:  // another key's genuine envelope
-          v = envelope;
+        case 0:  // another key's genuine pointer
+          v = pointer;
           break;
         case 1: {  // same shape, guessed MAC
-          v = envelope;
+          v = pointer;
           for (size_t b = v.size() - 8; b < v.size(); ++b) {
             v[b] = static_cast<char>(rng());
           }
@@ -395,7 +403,7 @@ TEST(HostileValueTest, EnvelopeLookalikesReadBackVerbatim) {
         }
         default: {  // a pointer for this key under a guessed secret
           MediumPointer p;
-          ASSERT_TRUE(PeekMediumPointer(envelope, &p));
+          ASSERT_TRUE(PeekMediumPointer(pointer, &p));
           EncodeMediumPointer(SipKey{rng(), rng()}, p, k, &v);
         }
       }

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -325,6 +326,9 @@ struct FaultCase {
   const char* suffix;
   bool in_compaction;  // else in a flush
 };
+
+// For test listings: the case's name, not its bytes.
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << c.name; }
 
 class FailedIoTest : public testing::TestWithParam<FaultCase> {};
 

@@ -18,6 +18,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
@@ -228,7 +229,7 @@ TEST(HybridPlacementTest, LoadThenFullCompaction) {
   ASSERT_OK(db->CompactRange(cro, nullptr, nullptr));
   auto raw = test::ScanAllSstsRaw(dir.path());
   ASSERT_OK(raw.status);
-  EXPECT_EQ(raw.pointer_entries, 0u);  // no envelope remains in any SST
+  EXPECT_EQ(raw.pointer_entries, 0u);  // no pointer remains in any SST
   EXPECT_GT(raw.entries, 0u);
   EXPECT_TRUE(
       LiveRefs(db.get()).empty());  // every .medium file is unreferenced...
@@ -345,9 +346,9 @@ TEST(HybridPlacementTest, SameBytesUnderEveryConfiguration) {
   }
 }
 
-// A value written through Put that imitates an envelope reads back verbatim and
+// A value written through Put that imitates a pointer reads back verbatim and
 // never breaks a compaction, at any level.
-TEST(HybridPlacementTest, ForgedEnvelopesAreJustValues) {
+TEST(HybridPlacementTest, ForgedPointersAreJustValues) {
   test::ScratchDir dir("forged");
   Options options = MakeOptions();
   auto db = Open(options, dir.path());
@@ -471,11 +472,11 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
   ASSERT_OK(db->Flush(FlushOptions()));
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!TrackerFor(dir.path())->seeded() &&
+  while (!DbStateFor(dir.path())->tracker.seeded() &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ASSERT_TRUE(TrackerFor(dir.path())->seeded());
+  ASSERT_TRUE(DbStateFor(dir.path())->tracker.seeded());
   CheckAll(db.get(), model, 1);
   ASSERT_OK(db->Close());
   db = Open(hybrid, dir.path());
@@ -670,7 +671,7 @@ TEST(HybridPlacementTest, MergeResultThatIsTheBaseValue) {
   }
 }
 
-// Merge operators and compaction filters see real values, never envelopes: a
+// Merge operators and compaction filters see real values, never pointers: a
 // medium base value merged with operands in a compaction gives the same bytes
 // as in a Get.
 TEST(HybridPlacementTest, MergeOntoMediumBaseValueInCompaction) {

@@ -1,6 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium value file format and the pointer envelope (blob/), on a real file
+// The medium value file format and the medium pointer (blob/), on a real file
 // system.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -155,7 +155,8 @@ TEST_P(MediumReadaheadTest, ManyFilesUnderATightBudget) {
     }
   }
   uint64_t data = 0;
-  for (const auto& [f, end] : run_end) data += end - kMediumFileHeaderSize;
+  for (const auto& [f, end] : run_end)
+    data += end - MediumFileHeader::kEncodedLength;
   std::printf("%s: %" PRIu64 " bytes read in %" PRIu64 " reads for %" PRIu64
               " bytes of records\n",
               hinted ? "hinted" : "unhinted", readahead.bytes_read(),

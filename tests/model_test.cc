@@ -35,11 +35,11 @@
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
-#include "rocksdb/db.h"
 #include "rocksdb/cache.h"
+#include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
-#include "rocksdb/slice_transform.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/slice_transform.h"
 #include "rocksdb/write_batch.h"
 #include "test_util.h"
 #include "utilities/merge_operators.h"
@@ -763,25 +763,23 @@ TEST_P(ModelTest, RandomOperationsMatchTheModel) {
 
 INSTANTIATE_TEST_SUITE_P(
     Configs, ModelTest,
-    testing::Values(ModelConfig{"ml1_size_gc", 1, ClassifyBy::kSize, true},
-                    ModelConfig{"ml1_ratio_nogc", 1, ClassifyBy::kRatio, false},
-                    ModelConfig{"mlm1_size_nogc", -1, ClassifyBy::kSize, false},
-                    ModelConfig{"mlm1_ratio_gc", -1, ClassifyBy::kRatio, true},
-                    ModelConfig{"mlm2_size_gc", -2, ClassifyBy::kSize, true},
-                    ModelConfig{"mlm2_size_nogc", -2, ClassifyBy::kSize, false},
-                    ModelConfig{"mlm2_ratio_gc", -2, ClassifyBy::kRatio, true},
-                    ModelConfig{"mlm2_ratio_nogc", -2, ClassifyBy::kRatio,
-                                false},
-                    // Scan prefetch: off; windows of 1 and 4 entries; no
-                    // blob cache (medium values only); prefix scans.
-                    ModelConfig{"mlm1_size_gc_noprefetch", -1,
-                                ClassifyBy::kSize, true, 0},
-                    ModelConfig{"mlm1_size_gc_window1", -1, ClassifyBy::kSize,
-                                true, 1},
-                    ModelConfig{"mlm2_size_gc_window4_noblobcache", -2,
-                                ClassifyBy::kSize, true, 4, false},
-                    ModelConfig{"mlm1_size_gc_prefix", -1, ClassifyBy::kSize,
-                                true, 16, true, true}),
+    testing::Values(
+        ModelConfig{"ml1_size_gc", 1, ClassifyBy::kSize, true},
+        ModelConfig{"ml1_ratio_nogc", 1, ClassifyBy::kRatio, false},
+        ModelConfig{"mlm1_size_nogc", -1, ClassifyBy::kSize, false},
+        ModelConfig{"mlm1_ratio_gc", -1, ClassifyBy::kRatio, true},
+        ModelConfig{"mlm2_size_gc", -2, ClassifyBy::kSize, true},
+        ModelConfig{"mlm2_size_nogc", -2, ClassifyBy::kSize, false},
+        ModelConfig{"mlm2_ratio_gc", -2, ClassifyBy::kRatio, true},
+        ModelConfig{"mlm2_ratio_nogc", -2, ClassifyBy::kRatio, false},
+        // Scan prefetch: off; windows of 1 and 4 entries; no
+        // blob cache (medium values only); prefix scans.
+        ModelConfig{"mlm1_size_gc_noprefetch", -1, ClassifyBy::kSize, true, 0},
+        ModelConfig{"mlm1_size_gc_window1", -1, ClassifyBy::kSize, true, 1},
+        ModelConfig{"mlm2_size_gc_window4_noblobcache", -2, ClassifyBy::kSize,
+                    true, 4, false},
+        ModelConfig{"mlm1_size_gc_prefix", -1, ClassifyBy::kSize, true, 16,
+                    true, true}),
     [](const testing::TestParamInfo<ModelConfig>& p) {
       return std::string(p.param.name);
     });

@@ -222,10 +222,10 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
 // is deprecated: OPTIONS files that set it still load, and it is not written.
 TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
   ColumnFamilyOptions cf;
-  ASSERT_OK(ParseCf(
-      "table_factory={id=HybridTable;max_medium_garbage_ratio=0.5;"
-      "merge_level=1}",
-      &cf));
+  ASSERT_OK(
+      ParseCf("table_factory={id=HybridTable;max_medium_garbage_ratio=0.5;"
+              "merge_level=1}",
+              &cf));
   const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
   ASSERT_NE(o, nullptr);
   EXPECT_EQ(o->merge_level, 1);

@@ -16,7 +16,7 @@
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
-#include "plugin/hybridkv/table/merge_level_partitioner.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
@@ -422,7 +422,7 @@ TEST(MigrationTest, StockToHybridAndBack) {
         << scanned.back().second;
     for (const auto& kv : scanned) {
       if (kv.first != "<iterator error>") {
-        EXPECT_EQ(kv.second, model[kv.first]);  // never an envelope as a value
+        EXPECT_EQ(kv.second, model[kv.first]);  // never a pointer as a value
       }
     }
     ASSERT_OK(db->Close());

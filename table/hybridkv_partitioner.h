@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -8,6 +9,16 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+
+// The absolute level that the `merge_level` option names in a column family
+// whose deepest level is `deepest_level`: itself when >= 0, otherwise counted
+// from the deepest level (-1 is that level, -2 the one above). The one place
+// this is computed: the builder (at each compaction) and option validation
+// (for the partitioner) both call it.
+inline int ResolveMergeLevel(int merge_level, int deepest_level) {
+  return merge_level >= 0 ? merge_level
+                          : std::max(0, deepest_level + 1 + merge_level);
+}
 
 // HybridKVPartitioner: vetoes trivial moves into the merge level and below. A
 // trivial move relinks an SST into a deeper level without rewriting it, so

@@ -1,5 +1,5 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
-#include "plugin/hybridkv/table/hybrid_stats.h"
+#include "plugin/hybridkv/blob/db_state.h"
 
 #include <map>
 #include <memory>
@@ -19,14 +19,13 @@ int DbCounters::DeepestLevel(uint32_t cf) const {
   return deepest_[cf % kTrackedColumnFamilies].load(std::memory_order_relaxed);
 }
 
-DbCounters* CountersFor(const std::string& dir) {
+DbState* DbStateFor(const std::string& dir) {
   static std::mutex mu;
-  static auto* registry =
-      new std::map<std::string, std::unique_ptr<DbCounters>>();
+  static auto* registry = new std::map<std::string, std::unique_ptr<DbState>>();
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = (*registry)[dir];
   if (slot == nullptr) {
-    slot = std::make_unique<DbCounters>();
+    slot = std::make_unique<DbState>(dir);
   }
   return slot.get();
 }

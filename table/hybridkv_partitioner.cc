@@ -1,5 +1,5 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
-#include "plugin/hybridkv/table/merge_level_partitioner.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 

@@ -1,0 +1,44 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/blob/medium_file_cache.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
+                            const std::vector<std::string>& dirs,
+                            const FileOptions& file_options,
+                            const IOOptions& io, uint64_t number,
+                            std::shared_ptr<MediumFileReader>* file) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = files_.find(number);
+    if (it != files_.end()) {
+      *file = it->second;
+      return Status::OK();
+    }
+  }
+  // Opened outside the lock: two first readers may both open it, and the
+  // second one's reader replaces the first in the map (both stay valid).
+  std::unique_ptr<MediumFileReader> opened;
+  IOStatus s = OpenMediumFile(fs, dirs, number, file_options, &opened, io);
+  if (!s.ok()) {
+    return s;
+  }
+  *file = std::shared_ptr<MediumFileReader>(std::move(opened));
+  std::lock_guard<std::mutex> lock(mu_);
+  files_[number] = *file;
+  return Status::OK();
+}
+
+void MediumFileCache::Evict(uint64_t number) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.erase(number);
+}
+
+void MediumFileCache::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.clear();
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,41 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "rocksdb/file_system.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// The open medium files of one DB: one reader per file, shared by the DB's
+// table readers, table builders and pointer resolution, as RocksDB shares one
+// BlobFileCache per column family. A file is opened on first use and closed
+// when MediumFileTracker deletes it (Evict), so a deleted file's space is
+// never held by an idle reader. Thread-safe.
+class MediumFileCache {
+ public:
+  // The reader of medium file `number`, opened from the first of `dirs` that
+  // has it (with `file_options` and `io`) unless it is open already.
+  Status Get(const std::shared_ptr<FileSystem>& fs,
+             const std::vector<std::string>& dirs,
+             const FileOptions& file_options, const IOOptions& io,
+             uint64_t number, std::shared_ptr<MediumFileReader>* file);
+  // Forgets medium file `number` (deleted); readers in use stay valid.
+  void Evict(uint64_t number);
+  // Forgets every file: the directory now holds another DB.
+  void Clear();
+
+ private:
+  std::mutex mu_;
+  std::map<uint64_t, std::shared_ptr<MediumFileReader>> files_;
+};
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

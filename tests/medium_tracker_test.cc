@@ -1,0 +1,145 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// MediumFileTracker on its own, without a DB: SSTs are table properties built
+// by the refs collector, medium files are written by MediumFileWriter. A run
+// that no SST points into any more is punched out; a file goes with its last
+// referencing SST; seeding removes leftovers that nothing references and
+// keeps what registered SSTs still point to.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "plugin/hybridkv/blob/hole_punch.h"
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_file_cache.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium_refs.h"
+#include "test_util.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+constexpr int kRecords = 64;
+const SipKey kSecret{1, 2};
+
+std::string Key(int i) { return "key" + std::to_string(1000 + i); }
+
+// Writes medium file `number` of kRecords 1000-byte values; returns their
+// handles.
+std::vector<MediumRecordHandle> WriteMediumFile(const std::string& dir,
+                                                uint64_t number) {
+  std::unique_ptr<MediumFileWriter> writer;
+  EXPECT_OK(MediumFileWriter::Create(FileSystem::Default(),
+                                     MediumFileName(dir, number), FileOptions(),
+                                     &writer));
+  std::vector<MediumRecordHandle> handles(kRecords);
+  for (int i = 0; i < kRecords; i++) {
+    EXPECT_OK(writer->Add(Key(i), std::string(1000, 'v'), &handles[i]));
+  }
+  EXPECT_OK(writer->Finish());
+  return handles;
+}
+
+// The table properties of an SST whose entries point to `handles[first,
+// last)` of medium file `number`, as HybridTable's collector writes them.
+TableProperties SstProperties(uint64_t number,
+                              const std::vector<MediumRecordHandle>& handles,
+                              int first, int last) {
+  MediumRefsCollectorFactory factory;
+  std::unique_ptr<InternalTblPropColl> collector(
+      factory.CreateInternalTblPropColl(0, 1, 7, kMaxSequenceNumber));
+  for (int i = first; i < last; i++) {
+    std::string ikey;
+    AppendInternalKey(&ikey, ParsedInternalKey(Key(i), 1, kTypeBlobIndex));
+    std::string pointer;
+    EncodeMediumPointer(kSecret, MediumPointer{number, handles[i]}, Key(i),
+                        &pointer);
+    EXPECT_OK(collector->InternalAdd(ikey, pointer, 0));
+  }
+  TableProperties props;
+  props.db_id = "tracker-test";
+  EXPECT_OK(collector->Finish(&props.user_collected_properties));
+  return props;
+}
+
+bool Exists(const std::string& path) {
+  return Env::Default()->FileExists(path).ok();
+}
+
+TEST(MediumFileTrackerTest, DeadRunsArePunchedAndFilesGoWithTheirLastSst) {
+  test::ScratchDir dir("tracker");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystem(FileSystem::Default());
+  // SST 100 points to the first half, SST 101 to the second.
+  tracker.AddSst(100, dir.Sub("000100.sst"),
+                 SstProperties(7, handles, 0, kRecords / 2));
+  tracker.AddSst(101, dir.Sub("000101.sst"),
+                 SstProperties(7, handles, kRecords / 2, kRecords));
+  tracker.EnsureSeeded();
+  ASSERT_TRUE(tracker.seeded());
+  ASSERT_TRUE(Exists(medium));
+  const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
+  MediumFileTracker::Space space = tracker.GetSpace();
+  EXPECT_EQ(space.live_bytes,
+            uint64_t{handles.back().offset + handles.back().size -
+                     handles.front().offset});
+
+  tracker.RemoveSst(101);  // the second half is dead
+  ASSERT_TRUE(Exists(medium));
+  space = tracker.GetSpace();
+  EXPECT_LT(space.live_bytes, uint64_t{kRecords} * 1000 / 2 + 1000);
+  if (CanPunchHoles(*FileSystem::Default())) {
+    // About half the file is freed in place: whole blocks of the dead half.
+    EXPECT_LT(AllocatedBytes(FileSystem::Default().get(), medium),
+              whole - uint64_t{kRecords} * 1000 / 2 + 2 * 4096);
+    EXPECT_GT(space.punched_bytes, 0u);
+  }
+  // The live half still reads back.
+  std::unique_ptr<MediumFileReader> reader;
+  ASSERT_OK(MediumFileReader::Open(FileSystem::Default(), medium, FileOptions(),
+                                   &reader));
+  std::string value;
+  ASSERT_OK(reader->Read(IOOptions(), handles[0], Key(0), &value));
+  EXPECT_EQ(value, std::string(1000, 'v'));
+  reader.reset();
+
+  tracker.RemoveSst(100);  // the last reference
+  EXPECT_FALSE(Exists(medium));
+}
+
+TEST(MediumFileTrackerTest, SeedingDeletesOnlyUnreferencedLeftovers) {
+  test::ScratchDir dir("tracker-seed");
+  const auto kept = WriteMediumFile(dir.path(), 7);
+  WriteMediumFile(dir.path(), 8);  // a crash's leftover: nothing points to it
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystem(FileSystem::Default());
+  tracker.AddSst(100, dir.Sub("000100.sst"),
+                 SstProperties(7, kept, 0, kRecords));
+  tracker.EnsureSeeded();
+  EXPECT_TRUE(Exists(MediumFileName(dir.path(), 7)));
+  EXPECT_FALSE(Exists(MediumFileName(dir.path(), 8)));
+}
+
+TEST(MediumFileTrackerTest, FileBeingWrittenIsNotALeftover) {
+  test::ScratchDir dir("tracker-build");
+  WriteMediumFile(dir.path(), 9);  // a flush writing SST 9 and its medium file
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystem(FileSystem::Default());
+  tracker.BuildStarted(9, "session");
+  tracker.EnsureSeeded();
+  EXPECT_TRUE(Exists(MediumFileName(dir.path(), 9)));
+  tracker.BuildFinished(9);
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
