@@ -88,10 +88,24 @@ ccache --max-size=8G >/dev/null
 mkdir -p "$build"
 exec 8>"$build.lock"
 flock 8  # one ninja per build directory
-if [ ! -f "$build/build.ninja" ]; then
+# Objects compiled from another checkout: the staged plugin paths are the same
+# (through the checkout link), and ninja compares mtimes only, so an older
+# checkout's files would look up to date next to a newer checkout's objects and
+# a binary could mix both. Drop them; ccache makes the recompile cheap.
+if [ "$(cat "$build/.hybridkv-checkout" 2>/dev/null)" != "$REPO" ]; then
+  find "$build" \( -path '*/plugin/hybridkv/*' -o -path "$build/hybridkv/*" \) \
+    -name '*.o' -delete 2>/dev/null || true
+  echo "$REPO" > "$build/.hybridkv-checkout"
+fi
+# Re-configure when the checkout's source lists differ from the ones the tree
+# was configured with: CMake notices edits by mtime only, and re-aiming the
+# checkout link at an older checkout would otherwise build a stale list.
+config_hash=$(cat "$REPO/plugin/hybridkv.mk" "$REPO/CMakeLists.txt" "$REPO"/*/CMakeLists.txt | sha256sum | cut -c1-16)
+if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.hybridkv-config" 2>/dev/null)" != "$config_hash" ]; then
   cmake -S "$CACHE_DIR/checkout" -B "$build" "${cmake_args[@]}" \
     -DROCKSDB_SOURCE_DIR="$src" >"$CACHE_DIR/cmake-$flavor.log" 2>&1 \
     || { tail -n 40 "$CACHE_DIR/cmake-$flavor.log" >&2; echo "[build] ERROR: cmake configure failed; full log: $CACHE_DIR/cmake-$flavor.log" >&2; exit 1; }
+  echo "$config_hash" > "$build/.hybridkv-config"
 fi
 echo "[build] building ${targets[*]} in $build" >&2
 ninja -C "$build" "${targets[@]}" >&2

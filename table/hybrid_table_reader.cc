@@ -18,13 +18,19 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// The probe's merge operator: it never merges (FullMergeV2 fails), so a key
-// whose newest entry here is a merge operand leaves the probe kMerge or
-// kCorrupt, and the lookup takes the iterator path, where the caller's
-// GetContext merges with its own operator.
-class NoopMergeOperator : public MergeOperator {
+// The probe's merge operator: the probe must stop at a merge operand. Without
+// ShouldMerge, GetContext would keep collecting operands and, at an older
+// BlobDB blob index, fetch the blob as the merge's base value through its
+// blob fetcher, which the probe does not have. ShouldMerge makes it merge at
+// the first operand, and the merge fails (FullMergeV2 is not implemented):
+// the probe ends in a failed state, and the lookup takes the iterator path,
+// where the caller's GetContext merges with its own operator.
+class StopAtMergeOperator : public MergeOperator {
  public:
-  const char* Name() const override { return "HybridKVProbeNoopMerge"; }
+  const char* Name() const override { return "HybridKVProbeStopAtMerge"; }
+  bool ShouldMerge(const std::vector<Slice>& /*operands*/) const override {
+    return true;
+  }
 };
 
 }  // namespace
@@ -111,10 +117,6 @@ InternalIterator* HybridTableReader::NewIterator(
                             std::move(prefetcher));
 }
 
-// Drives the caller's GetContext from an iterator, one SaveValue per entry of
-// the user key, with the exact parsed key and the resolved value: merges,
-// snapshots, read callbacks and range tombstones are all handled by the
-// GetContext itself, as for any table.
 Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                               GetContext* get_context,
                               const SliceTransform* prefix_extractor,
@@ -123,73 +125,96 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     return inner_->Get(read_options, key, get_context, prefix_extractor,
                        skip_filters);
   }
-  // Probe with the inner table's own Get, bloom filter included, and a private
-  // GetContext that stops at the newest entry of the key (at or below the
-  // lookup sequence) and reports its sequence number and whether it is a blob
-  // index. The probe ignores range tombstones and read callbacks, so it sees
-  // at least the entries the caller would:
-  // - nothing: the answer is complete (most lookups of upper-level tables);
-  // - a medium pointer: resolved and handed to the caller's GetContext as the
-  //   value it stands for, exactly as the iterator below would; one lookup;
-  // - a blob index of BlobDB's own (the large class): handed over as it is;
-  // - anything else, or a caller that wants an older entry (its read callback
-  //   rejected this one): the iterator below, which replays every entry.
-  {
-    PinnableSlice probe_value;
-    MergeContext probe_merge_context;
-    SequenceNumber no_tombstone = 0;
-    SequenceNumber found_seq = kMaxSequenceNumber;
-    bool is_blob_index = false;
-    static const NoopMergeOperator kNoopMergeOperator;
-    GetContext probe(context_.user_comparator, &kNoopMergeOperator,
-                     /*logger=*/nullptr,
-                     /*statistics=*/nullptr, GetContext::kNotFound,
-                     ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
-                     /*value_found=*/nullptr, &probe_merge_context,
-                     /*do_merge=*/true, &no_tombstone,
-                     /*clock=*/nullptr, &found_seq,
-                     /*_pinned_iters_mgr=*/nullptr, /*callback=*/nullptr,
-                     &is_blob_index);
-    Status s =
-        inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
-    if (!s.ok()) {
-      if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
-        get_context->MarkKeyMayExist();
-      }
-      return s;
-    }
-    if (probe.State() == GetContext::kNotFound) {
-      return s;
-    }
-    MediumPointer pointer;
-    if (probe.State() == GetContext::kFound && is_blob_index &&
-        context_.timestamp_size == 0) {
-      std::string resolved;
-      Slice value = probe_value;
-      ValueType type = kTypeBlobIndex;
-      if (MayBeMediumPointer(probe_value) &&
-          PeekMediumPointer(probe_value, &pointer)) {
-        s = ResolvePointer(MediumReadOptions(read_options), pointer,
-                           ExtractUserKey(key), &resolved);
-        if (!s.ok()) {
-          if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
-            get_context->MarkKeyMayExist();
-          }
-          return s;
-        }
-        value = resolved;
-        type = kTypeValue;
-      }
-      bool matched = false;
-      Status read_status;
-      const ParsedInternalKey found(ExtractUserKey(key), found_seq, type);
-      if (!get_context->SaveValue(found, value, &matched, &read_status,
-                                  /*value_pinner=*/nullptr) ||
-          !read_status.ok()) {
-        return read_status;
-      }
-    }
+  bool answered = false;
+  Status s = GetByProbe(read_options, key, get_context, prefix_extractor,
+                        skip_filters, &answered);
+  if (!s.ok() || answered) {
+    return s;
   }
+  return GetByIterator(read_options, key, get_context, prefix_extractor,
+                       skip_filters);
+}
+
+// Probes with the inner table's own Get, bloom filter included, and a private
+// GetContext that stops at the newest entry of the key (at or below the
+// lookup sequence) and reports its sequence number and whether it is a blob
+// index. The probe ignores range tombstones and read callbacks, so it sees
+// at least the entries the caller would:
+// - nothing: the answer is complete (most lookups of upper-level tables);
+// - a medium pointer: resolved and handed to the caller's GetContext as the
+//   value it stands for, exactly as the iterator below would; one lookup;
+// - a blob index of BlobDB's own (the large class): handed over as it is;
+// - anything else, or a caller that wants an older entry (its read callback
+//   rejected this one): the iterator below, which replays every entry.
+Status HybridTableReader::GetByProbe(const ReadOptions& read_options,
+                                     const Slice& key, GetContext* get_context,
+                                     const SliceTransform* prefix_extractor,
+                                     bool skip_filters, bool* answered) {
+  PinnableSlice probe_value;
+  MergeContext probe_merge_context;
+  SequenceNumber no_tombstone = 0;
+  SequenceNumber found_seq = kMaxSequenceNumber;
+  bool is_blob_index = false;
+  static const StopAtMergeOperator kStopAtMerge;
+  GetContext probe(context_.user_comparator, &kStopAtMerge,
+                   /*logger=*/nullptr,
+                   /*statistics=*/nullptr, GetContext::kNotFound,
+                   ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
+                   /*value_found=*/nullptr, &probe_merge_context,
+                   /*do_merge=*/true, &no_tombstone,
+                   /*clock=*/nullptr, &found_seq,
+                   /*_pinned_iters_mgr=*/nullptr, /*callback=*/nullptr,
+                   &is_blob_index);
+  Status s =
+      inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
+  if (!s.ok()) {
+    if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
+      get_context->MarkKeyMayExist();
+    }
+    return s;
+  }
+  if (probe.State() == GetContext::kNotFound) {
+    *answered = true;
+    return s;
+  }
+  MediumPointer pointer;
+  if (probe.State() == GetContext::kFound && is_blob_index &&
+      context_.timestamp_size == 0) {
+    std::string resolved;
+    Slice value = probe_value;
+    ValueType type = kTypeBlobIndex;
+    if (MayBeMediumPointer(probe_value) &&
+        PeekMediumPointer(probe_value, &pointer)) {
+      s = ResolvePointer(MediumReadOptions(read_options), pointer,
+                         ExtractUserKey(key), &resolved);
+      if (!s.ok()) {
+        if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
+          get_context->MarkKeyMayExist();
+        }
+        return s;
+      }
+      value = resolved;
+      type = kTypeValue;
+    }
+    bool matched = false;
+    Status read_status;
+    const ParsedInternalKey found(ExtractUserKey(key), found_seq, type);
+    *answered = !get_context->SaveValue(found, value, &matched, &read_status,
+                                        /*value_pinner=*/nullptr);
+    return read_status;
+  }
+  return Status::OK();
+}
+
+// Drives the caller's GetContext from an iterator, one SaveValue per entry of
+// the user key, with the exact parsed key and the resolved value: merges,
+// snapshots, read callbacks and range tombstones are all handled by the
+// GetContext itself, as for any table.
+Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
+                                        const Slice& key,
+                                        GetContext* get_context,
+                                        const SliceTransform* prefix_extractor,
+                                        bool skip_filters) {
   ReadOptions ro = read_options;
   ro.iterate_lower_bound = nullptr;
   ro.iterate_upper_bound = nullptr;

@@ -164,6 +164,15 @@ class HybridTableReader : public TableReader {
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
  private:
+  // Get's one-lookup path; `*answered` false leaves the key to GetByIterator.
+  Status GetByProbe(const ReadOptions& read_options, const Slice& key,
+                    GetContext* get_context,
+                    const SliceTransform* prefix_extractor, bool skip_filters,
+                    bool* answered);
+  Status GetByIterator(const ReadOptions& read_options, const Slice& key,
+                       GetContext* get_context,
+                       const SliceTransform* prefix_extractor,
+                       bool skip_filters);
   // The value `pointer` refers to, from the block cache; false on a miss.
   bool LookupMediumValue(const MediumPointer& pointer, const Slice& user_key,
                          std::string* value);

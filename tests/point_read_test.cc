@@ -125,6 +125,30 @@ TEST_F(PointReadTest, MergesOverPointers) {
   }
 }
 
+// A merge operand over a BlobDB blob index in the same table (a snapshot
+// keeps the flush from merging them): the probe must stop at the operand, not
+// fetch the blob itself (it has no blob fetcher), and the merge must see the
+// blob's value.
+TEST_F(PointReadTest, MergeOverBlobInTheSameTable) {
+  const std::string key = "merge-over-blob";
+  ASSERT_OK(db_->Put(WriteOptions(), key, Large(1)));
+  const Snapshot* snapshot = db_->GetSnapshot();
+  ASSERT_OK(db_->Merge(WriteOptions(), key, "m"));
+  // A medium value in the same table, so that it holds pointers and Get
+  // probes it.
+  ASSERT_OK(
+      db_->Put(WriteOptions(), "merge-over-blob-neighbour", Medium(1, 1)));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  EXPECT_EQ(Get(key), Large(1) + ",m");
+  EXPECT_EQ(Get(key, snapshot), Large(1));
+  std::vector<Slice> keys{key};
+  std::vector<std::string> values;
+  std::vector<Status> statuses = db_->MultiGet(ReadOptions(), keys, &values);
+  ASSERT_OK(statuses[0]);
+  EXPECT_EQ(values[0], Large(1) + ",m");
+  db_->ReleaseSnapshot(snapshot);
+}
+
 // A read callback (what transactions use) that hides every sequence number
 // above `max_visible`: the Get must look past newer pointers.
 // (DBImpl::GetImpl refreshes the callback's own max_visible_seq to the read's
