@@ -58,7 +58,8 @@ class BlobCacheWarmer {
       const std::string& db_id, const std::string& db_session_id);
 
   // Closes the cached reader of a deleted blob file in every warmer of its
-  // directory, so that its space is freed (HybridKVListener calls it).
+  // directory, so that its space is freed (HybridKVListener, plugin/, calls
+  // it).
   static void ForgetBlobFile(const std::string& path);
 
   ~BlobCacheWarmer();

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <random>
 
+#include "plugin/hybridkv/blob/db_state.h"
 #include "rocksdb/env.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -84,35 +85,27 @@ Status WriteNew(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
   return s;
 }
 
-std::mutex& CacheMutex() {
-  static std::mutex mu;
-  return mu;
-}
-
-std::map<std::pair<std::string, std::string>, SipKey>& Cache() {
-  static auto* cache =
-      new std::map<std::pair<std::string, std::string>, SipKey>();
-  return *cache;
-}
-
 }  // namespace
 
 std::vector<KnownDbSecret> KnownDbSecrets() {
-  std::lock_guard<std::mutex> lock(CacheMutex());
   std::vector<KnownDbSecret> out;
-  for (const auto& [key, secret] : Cache()) {
-    out.push_back({key.first, key.second, secret});
-  }
+  ForEachDbState([&](const std::string& dir, DbState* state) {
+    std::lock_guard<std::mutex> lock(state->secrets_mu);
+    for (const auto& [db_id, secret] : state->secrets) {
+      out.push_back({dir, db_id, secret});
+    }
+  });
   return out;
 }
 
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
                    const std::string& dir, const std::string& db_id,
                    bool create, SipKey* secret) {
-  std::lock_guard<std::mutex> lock(CacheMutex());
-  auto& cache = Cache();
-  const auto cache_key = std::make_pair(dir, db_id);
-  auto it = cache.find(cache_key);
+  DbState* state = DbStateFor(dir);
+  // Held across the file's read or creation: one creator per DB.
+  std::lock_guard<std::mutex> lock(state->secrets_mu);
+  auto& cache = state->secrets;
+  auto it = cache.find(db_id);
   if (it != cache.end()) {
     *secret = it->second;
     return Status::OK();
@@ -136,7 +129,7 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
     result = s;
   }
   if (result.ok()) {
-    cache[cache_key] = *secret;
+    cache[db_id] = *secret;
   }
   return result;
 }

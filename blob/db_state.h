@@ -2,17 +2,25 @@
 //
 // Everything HybridKV keeps per DB, in one object per DB directory (the
 // directory of its SSTs and medium files), process-wide: the counters that
-// GetStatistics reports, the medium-file tracker, and the open medium files.
-// Builders, readers, the listener and pointer resolution all reach a DB's
-// state through DbStateFor.
+// GetStatistics reports, the open medium files, the DB secret, and the
+// medium-file tracker. Builders, readers, the listener and pointer resolution
+// all reach a DB's state through DbStateFor. Table builders see the tracker
+// only as a BuildRegistry; the rest of it (medium_lifecycle.h) is for the
+// listener and statistics.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "plugin/hybridkv/blob/medium_file_cache.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/siphash.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/sst_file_manager.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -51,17 +59,50 @@ struct DbCounters {
   std::atomic<int> deepest_[kTrackedColumnFamilies] = {};
 };
 
-struct DbState {
-  explicit DbState(const std::string& dir) : tracker(dir, &medium_files) {}
+// What a table builder tells the medium-file tracker.
+class BuildRegistry {
+ public:
+  virtual ~BuildRegistry() = default;
+  // The file system and SstFileManager of the DB's latest session.
+  virtual void SetFileSystem(
+      const std::shared_ptr<FileSystem>& fs,
+      const std::shared_ptr<SstFileManager>& sst_file_manager) = 0;
+  // SST `sst_number` (and perhaps medium file `sst_number`) is being written
+  // by DB session `session_id`: not a leftover, until BuildFinished.
+  virtual void BuildStarted(uint64_t sst_number,
+                            const std::string& session_id) = 0;
+  virtual void BuildFinished(uint64_t sst_number) = 0;
+};
+
+class MediumFileTracker;
+
+class DbState {
+ public:
+  explicit DbState(const std::string& dir);
+  ~DbState();
 
   DbCounters counters;
   MediumFileCache medium_files;
-  MediumFileTracker tracker;  // evicts deleted files from medium_files
+
+  BuildRegistry& builds();
+  MediumFileTracker& tracker() { return *tracker_; }
+
+  // The DB secret by DB id (after DestroyDB the directory may hold a new DB);
+  // db_secret.h reads and writes it under secrets_mu.
+  std::mutex secrets_mu;
+  std::map<std::string, SipKey> secrets;
+
+ private:
+  const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
 };
 
 // The state of the DB whose SSTs live in `dir`. Never null; lives for the
 // process.
 DbState* DbStateFor(const std::string& dir);
+
+// Calls `visit` for every DB state of the process.
+void ForEachDbState(
+    const std::function<void(const std::string& dir, DbState* state)>& visit);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -1,11 +1,15 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// blob/: medium value files, HybridKV's transient home for medium-class values,
-// and the pointers (medium_pointer.h) that SSTs hold in their
-// place.
+// blob/: HybridKV's storage below the table format: medium value files and
+// their readers (point reads, readahead, one open-file cache per DB), the
+// pointers SSTs hold in their place (medium_pointer.h) and the DB secret that
+// authenticates them, the per-DB state (db_state.h) with the medium-file
+// tracker and hole punching, and the blob cache warmer for BlobDB's values.
+// RocksDB's events reach the tracker through HybridKVListener, in plugin/.
 //
 // May depend on: RocksDB (public and internal headers), and HybridKV's public
-// options (include/hybridkv).
+// options (include/hybridkv). Nothing in table/, compaction_filter/ or
+// plugin/.
 //
 // Medium value file format, version 1. One file, `<number>.medium`, holds the
 // medium values of one flush output, in the SST's key order; it is written

@@ -9,10 +9,11 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
                             const FileOptions& file_options,
                             const IOOptions& io, uint64_t number,
                             std::shared_ptr<MediumFileReader>* file) {
+  Shard& shard = ShardOf(number);
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = files_.find(number);
-    if (it != files_.end()) {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    auto it = shard.files.find(number);
+    if (it != shard.files.end()) {
       *file = it->second;
       return Status::OK();
     }
@@ -25,19 +26,22 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
     return s;
   }
   *file = std::shared_ptr<MediumFileReader>(std::move(opened));
-  std::lock_guard<std::mutex> lock(mu_);
-  files_[number] = *file;
+  std::lock_guard<std::mutex> lock(shard.mu);
+  shard.files[number] = *file;
   return Status::OK();
 }
 
 void MediumFileCache::Evict(uint64_t number) {
-  std::lock_guard<std::mutex> lock(mu_);
-  files_.erase(number);
+  Shard& shard = ShardOf(number);
+  std::lock_guard<std::mutex> lock(shard.mu);
+  shard.files.erase(number);
 }
 
 void MediumFileCache::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  files_.clear();
+  for (Shard& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    shard.files.clear();
+  }
 }
 
 }  // namespace hybridkv

@@ -33,8 +33,15 @@ class MediumFileCache {
   void Clear();
 
  private:
-  std::mutex mu_;
-  std::map<uint64_t, std::shared_ptr<MediumFileReader>> files_;
+  // Sharded by file number: scans resolve values from several threads (scan
+  // prefetch's I/O pool) and every lookup takes its shard's lock.
+  static constexpr size_t kShards = 16;
+  struct Shard {
+    std::mutex mu;
+    std::map<uint64_t, std::shared_ptr<MediumFileReader>> files;
+  };
+  Shard& ShardOf(uint64_t number) { return shards_[number % kShards]; }
+  Shard shards_[kShards];
 };
 
 }  // namespace hybridkv

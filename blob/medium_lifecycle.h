@@ -5,7 +5,8 @@
 //
 // - Each SST's table properties list the medium files it references and the
 //   byte runs of the records it points to (medium_refs.h).
-// - HybridKVListener adds an SST's references when RocksDB reports it created
+// - HybridKVListener (plugin/) adds an SST's references when RocksDB reports it
+// created
 //   (OnTableFileCreated, which precedes the version edit that makes it live)
 //   and drops them when RocksDB reports it deleted (OnTableFileDeleted, which
 //   follows the physical deletion: SSTs pinned by old Versions, snapshots'
@@ -35,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "rocksdb/file_system.h"
@@ -47,7 +49,7 @@ namespace hybridkv {
 
 // One DB directory's medium files and the SSTs that reference them.
 // Thread-safe.
-class MediumFileTracker {
+class MediumFileTracker : public BuildRegistry {
  public:
   // `open_files`: the DB's open medium files, from which deleted files are
   // evicted.
@@ -61,15 +63,16 @@ class MediumFileTracker {
   // SstFileManager is held weakly: RocksDB closes a DB's own one with the DB.
   void SetFileSystem(
       const std::shared_ptr<FileSystem>& fs,
-      const std::shared_ptr<SstFileManager>& sst_file_manager = nullptr);
+      const std::shared_ptr<SstFileManager>& sst_file_manager) override;
   std::shared_ptr<FileSystem> file_system() const;
 
   // A builder of DB session `session_id` is writing SST `sst_number` and
   // perhaps medium file `sst_number`: seeding must not treat them as leftovers.
   // Until BuildFinished. A new session (the DB was reopened) re-seeds: its
   // leftovers are the last session's.
-  void BuildStarted(uint64_t sst_number, const std::string& session_id);
-  void BuildFinished(uint64_t sst_number);
+  void BuildStarted(uint64_t sst_number,
+                    const std::string& session_id) override;
+  void BuildFinished(uint64_t sst_number) override;
 
   // An SST exists with these properties. Idempotent. A different DB id than
   // before means the directory holds a new DB (DestroyDB, then Open):
@@ -142,20 +145,10 @@ class MediumFileTracker {
   std::set<uint64_t> written_here_;  // by this session: not leftovers
 };
 
-// HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in
-// DBOptions `listeners` of every DB with a HybridTable column family.
-class HybridKVListener : public EventListener {
- public:
-  static const char* kClassName() { return "HybridKVListener"; }
-  const char* Name() const override { return kClassName(); }
-
-  void OnTableFileCreated(const TableFileCreationInfo& info) override;
-  void OnTableFileDeleted(const TableFileDeletionInfo& info) override;
-  void OnFlushCompleted(DB* db, const FlushJobInfo& info) override;
-  void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
-  // Closes scan prefetching's reader of the deleted blob file.
-  void OnBlobFileDeleted(const BlobFileDeletionInfo& info) override;
-};
+// The class name of HybridKVListener (plugin/hybridkv_listener.h), which
+// drives MediumFileTracker from RocksDB's events; HybridTable's option
+// validation looks for it.
+const char* const kHybridKVListenerName = "HybridKVListener";
 
 // "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.
 uint64_t SstNumberOf(const std::string& path);

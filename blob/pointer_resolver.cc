@@ -5,6 +5,7 @@
 
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/db_state.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -37,7 +38,7 @@ Status ResolveIfPointer(const Slice& candidate, const Slice& user_key,
     *is_pointer = true;
     DbState* state = DbStateFor(known.dir);
     std::shared_ptr<MediumFileReader> file;
-    Status s = state->medium_files.Get(state->tracker.file_system(),
+    Status s = state->medium_files.Get(state->tracker().file_system(),
                                        {known.dir}, FileOptions(), CurrentIO(),
                                        pointer.file_number, &file);
     if (s.ok()) {

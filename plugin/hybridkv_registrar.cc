@@ -5,9 +5,9 @@
 // ObjectRegistry, so options strings and OPTIONS files can name them.
 //
 // May depend on: every other folder of HybridKV, and RocksDB.
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/plugin/hybridkv_listener.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/utilities/object_registry.h"

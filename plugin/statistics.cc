@@ -34,7 +34,7 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
       s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
     }
   }
-  const MediumFileTracker::Space space = state->tracker.GetSpace();
+  const MediumFileTracker::Space space = state->tracker().GetSpace();
   s.referenced_medium_file_bytes = space.file_bytes;
   s.referenced_medium_live_bytes = space.live_bytes;
   s.medium_bytes_punched = space.punched_bytes;

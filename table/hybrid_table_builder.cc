@@ -121,7 +121,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  tracker_ = &state_->tracker;
+  tracker_ = &state_->builds();
   tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
   // Flushes create the secret on first use. Compactions only load it: if it is

@@ -90,7 +90,7 @@ class HybridTableBuilder : public TableBuilder {
   Logger* const logger_;
   DbState* const state_;
   DbCounters* const counters_;
-  MediumFileTracker* tracker_ = nullptr;  // null for SstFileWriter and friends
+  BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;
   bool have_secret_ = false;
   Status status_;

@@ -203,8 +203,8 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
                           const ColumnFamilyOptions& cf_opts) {
   bool has_listener = false;
   for (const auto& listener : db_opts.listeners) {
-    has_listener |= listener != nullptr &&
-                    listener->IsInstanceOf(HybridKVListener::kClassName());
+    has_listener |=
+        listener != nullptr && listener->IsInstanceOf(kHybridKVListenerName);
   }
   if (!has_listener && o.require_listener) {
     return Status::InvalidArgument(
@@ -353,7 +353,7 @@ Status HybridTableFactory::NewTableReader(
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
   }
-  state->tracker.SetFileSystem(io.fs, io.sst_file_manager);
+  state->builds().SetFileSystem(io.fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (options_.scan_prefetch) {

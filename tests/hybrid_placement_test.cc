@@ -472,11 +472,11 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
   ASSERT_OK(db->Flush(FlushOptions()));
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!DbStateFor(dir.path())->tracker.seeded() &&
+  while (!DbStateFor(dir.path())->tracker().seeded() &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ASSERT_TRUE(DbStateFor(dir.path())->tracker.seeded());
+  ASSERT_TRUE(DbStateFor(dir.path())->tracker().seeded());
   CheckAll(db.get(), model, 1);
   ASSERT_OK(db->Close());
   db = Open(hybrid, dir.path());

@@ -76,7 +76,7 @@ TEST(MediumFileTrackerTest, DeadRunsArePunchedAndFilesGoWithTheirLastSst) {
   const std::string medium = MediumFileName(dir.path(), 7);
   MediumFileCache open_files;
   MediumFileTracker tracker(dir.path(), &open_files);
-  tracker.SetFileSystem(FileSystem::Default());
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
   // SST 100 points to the first half, SST 101 to the second.
   tracker.AddSst(100, dir.Sub("000100.sst"),
                  SstProperties(7, handles, 0, kRecords / 2));
@@ -120,7 +120,7 @@ TEST(MediumFileTrackerTest, SeedingDeletesOnlyUnreferencedLeftovers) {
   WriteMediumFile(dir.path(), 8);  // a crash's leftover: nothing points to it
   MediumFileCache open_files;
   MediumFileTracker tracker(dir.path(), &open_files);
-  tracker.SetFileSystem(FileSystem::Default());
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
   tracker.AddSst(100, dir.Sub("000100.sst"),
                  SstProperties(7, kept, 0, kRecords));
   tracker.EnsureSeeded();
@@ -133,7 +133,7 @@ TEST(MediumFileTrackerTest, FileBeingWrittenIsNotALeftover) {
   WriteMediumFile(dir.path(), 9);  // a flush writing SST 9 and its medium file
   MediumFileCache open_files;
   MediumFileTracker tracker(dir.path(), &open_files);
-  tracker.SetFileSystem(FileSystem::Default());
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
   tracker.BuildStarted(9, "session");
   tracker.EnsureSeeded();
   EXPECT_TRUE(Exists(MediumFileName(dir.path(), 9)));

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
+#include "plugin/hybridkv/plugin/hybridkv_listener.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"

@@ -1,0 +1,48 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/plugin/hybridkv_listener.h"
+
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/db_state.h"
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
+  const uint64_t number = SstNumberOf(info.file_path);
+  if (!info.status.ok() || number == 0) {
+    return;
+  }
+  MediumFileTracker* tracker = &DbStateFor(DirName(info.file_path))->tracker();
+  tracker->AddSst(number, info.file_path, info.table_properties);
+  tracker->EnsureSeeded();
+}
+
+void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {
+  const uint64_t number = SstNumberOf(info.file_path);
+  if (!info.status.ok() || number == 0) {
+    return;
+  }
+  MediumFileTracker* tracker = &DbStateFor(DirName(info.file_path))->tracker();
+  tracker->EnsureSeeded();
+  tracker->RemoveSst(number);
+}
+
+void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
+  DbStateFor(DirName(info.file_path))->tracker().EnsureSeeded();
+}
+
+void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
+                                             const CompactionJobInfo& info) {
+  if (!info.output_files.empty()) {
+    DbStateFor(DirName(info.output_files.front()))->tracker().EnsureSeeded();
+  }
+}
+
+void HybridKVListener::OnBlobFileDeleted(const BlobFileDeletionInfo& info) {
+  BlobCacheWarmer::ForgetBlobFile(info.file_path);
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,30 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// HybridKVListener: RocksDB's file events, handed to the per-DB state
+// (blob/db_state.h): SSTs created and deleted drive the medium-file tracker;
+// deleted blob files are closed in scan prefetching's blob readers.
+#pragma once
+
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "rocksdb/listener.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in
+// DBOptions `listeners` of every DB with a HybridTable column family.
+class HybridKVListener : public EventListener {
+ public:
+  static const char* kClassName() { return kHybridKVListenerName; }
+  const char* Name() const override { return kClassName(); }
+
+  void OnTableFileCreated(const TableFileCreationInfo& info) override;
+  void OnTableFileDeleted(const TableFileDeletionInfo& info) override;
+  void OnFlushCompleted(DB* db, const FlushJobInfo& info) override;
+  void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
+  // Closes scan prefetching's reader of the deleted blob file.
+  void OnBlobFileDeleted(const BlobFileDeletionInfo& info) override;
+};
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
