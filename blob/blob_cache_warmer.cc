@@ -9,11 +9,11 @@
 #include <mutex>
 #include <thread>
 
-#include "cache/cache_key.h"
 #include "db/blob/blob_file_cache.h"
 #include "db/blob/blob_read_request.h"
 #include "db/blob/blob_source.h"
 #include "file/filename.h"
+#include "plugin/hybridkv/blob/db_state.h"
 #include "rocksdb/cache.h"
 #include "table/multiget_context.h"
 
@@ -110,19 +110,6 @@ class ReadPool {
   std::vector<std::thread> threads_;
 };
 
-// Live warmers, to share one per column family and session, and to find them
-// by directory when a blob file is deleted.
-struct Registry {
-  std::mutex mu;
-  std::map<std::string, std::weak_ptr<BlobCacheWarmer>> by_key;
-  std::multimap<std::string, std::weak_ptr<BlobCacheWarmer>> by_dir;
-};
-
-Registry& GetRegistry() {
-  static auto* registry = new Registry();
-  return *registry;
-}
-
 }  // namespace
 
 void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task) {
@@ -139,21 +126,20 @@ std::shared_ptr<BlobCacheWarmer> BlobCacheWarmer::For(
     return nullptr;
   }
   const std::string& dir = ioptions.cf_paths.front().path;
-  const std::string key = dir + '\0' + std::to_string(column_family_id) + '\0' +
-                          db_id + '\0' + db_session_id;
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
-  std::shared_ptr<BlobCacheWarmer> warmer = registry.by_key[key].lock();
+  const std::string key =
+      std::to_string(column_family_id) + '\0' + db_id + '\0' + db_session_id;
+  DbState* state = DbStateFor(dir);
+  std::lock_guard<std::mutex> lock(state->blob_warmers_mu);
+  auto& warmers = state->blob_warmers;
+  std::shared_ptr<BlobCacheWarmer> warmer = warmers[key].lock();
   if (warmer == nullptr) {
+    // Drop what expired with earlier sessions.
+    for (auto it = warmers.begin(); it != warmers.end();) {
+      it = it->second.expired() ? warmers.erase(it) : std::next(it);
+    }
     warmer.reset(new BlobCacheWarmer(ioptions, file_options, inner,
                                      column_family_id, db_id, db_session_id));
-    registry.by_key[key] = warmer;
-    // Drop what expired with earlier sessions of this directory.
-    auto range = registry.by_dir.equal_range(dir);
-    for (auto it = range.first; it != range.second;) {
-      it = it->second.expired() ? registry.by_dir.erase(it) : std::next(it);
-    }
-    registry.by_dir.emplace(dir, warmer);
+    warmers[key] = warmer;
   }
   return warmer;
 }
@@ -170,11 +156,10 @@ void BlobCacheWarmer::ForgetBlobFile(const std::string& path) {
   }
   std::vector<std::shared_ptr<BlobCacheWarmer>> warmers;
   {
-    Registry& registry = GetRegistry();
-    std::lock_guard<std::mutex> lock(registry.mu);
-    auto range = registry.by_dir.equal_range(dir);
-    for (auto it = range.first; it != range.second; ++it) {
-      if (auto warmer = it->second.lock()) warmers.push_back(warmer);
+    DbState* state = DbStateFor(dir);
+    std::lock_guard<std::mutex> lock(state->blob_warmers_mu);
+    for (const auto& [key, weak] : state->blob_warmers) {
+      if (auto warmer = weak.lock()) warmers.push_back(warmer);
     }
   }
   for (const auto& warmer : warmers) {

@@ -34,8 +34,8 @@ Status Decode(const std::string& path, const Slice& data,
   auto bad = [&](const std::string& what) {
     return Status::Corruption(
         "HybridKV secret file " + path + ": " + what +
-        ". Restore it from the DB's backup; without it medium values "
-        "cannot be told from plain values.");
+        ". Restore it from the DB's backup; without it medium values cannot be "
+        "told from plain values.");
   };
   if (data.size() < 8 + 4 + 16 + 1 + 4 ||
       DecodeFixed64(data.data()) != kSecretMagic) {

@@ -2,11 +2,11 @@
 //
 // Everything HybridKV keeps per DB, in one object per DB directory (the
 // directory of its SSTs and medium files), process-wide: the counters that
-// GetStatistics reports, the open medium files, the DB secret, and the
-// medium-file tracker. Builders, readers, the listener and pointer resolution
-// all reach a DB's state through DbStateFor. Table builders see the tracker
-// only as a BuildRegistry; the rest of it (medium_lifecycle.h) is for the
-// listener and statistics.
+// GetStatistics reports, the open medium files, the DB secret, scan
+// prefetch's blob readers, and the medium-file tracker. Builders, readers, the
+// listener and pointer resolution all reach a DB's state through DbStateFor.
+// Table builders see the tracker only as a BuildRegistry; the rest of it
+// (medium_lifecycle.h) is for the listener and statistics.
 #pragma once
 
 #include <atomic>
@@ -74,6 +74,7 @@ class BuildRegistry {
   virtual void BuildFinished(uint64_t sst_number) = 0;
 };
 
+class BlobCacheWarmer;
 class MediumFileTracker;
 
 class DbState {
@@ -91,6 +92,11 @@ class DbState {
   // db_secret.h reads and writes it under secrets_mu.
   std::mutex secrets_mu;
   std::map<std::string, SipKey> secrets;
+
+  // Scan prefetch's blob readers, one per column family and DB session
+  // (blob_cache_warmer.h), under blob_warmers_mu.
+  std::mutex blob_warmers_mu;
+  std::map<std::string, std::weak_ptr<BlobCacheWarmer>> blob_warmers;
 
  private:
   const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files

@@ -42,9 +42,9 @@ int Punch(int fd, uint64_t offset, uint64_t length) {
 
 IOStatus Errno(const std::string& what, const std::string& path, int err) {
   if (err == EOPNOTSUPP || err == ENOSYS) {
-    return IOStatus::NotSupported("HybridKV: the file system of " + path +
-                                  " cannot punch holes; medium files are "
-                                  "kept whole until unreferenced");
+    return IOStatus::NotSupported(
+        "HybridKV: the file system of " + path +
+        " cannot punch holes; medium files are kept whole until unreferenced");
   }
   return IOStatus::IOError("HybridKV: " + what + " " + path + ": " +
                            std::strerror(err));

@@ -12,20 +12,21 @@ namespace hybridkv {
 namespace {
 
 std::unordered_map<std::string, OptionTypeInfo> filter_factory_type_info = {
-    {"inner", OptionTypeInfo::AsCustomSharedPtr<CompactionFilterFactory>(
-                  0, OptionVerificationType::kByName, OptionTypeFlags::kAllowNull)},
+    {"inner",
+     OptionTypeInfo::AsCustomSharedPtr<CompactionFilterFactory>(
+         0, OptionVerificationType::kByName, OptionTypeFlags::kAllowNull)},
 };
 
 std::unordered_map<std::string, OptionTypeInfo> merge_operator_type_info = {
-    {"inner", OptionTypeInfo::AsCustomSharedPtr<MergeOperator>(
-                  0, OptionVerificationType::kByName, OptionTypeFlags::kAllowNull)},
+    {"inner",
+     OptionTypeInfo::AsCustomSharedPtr<MergeOperator>(
+         0, OptionVerificationType::kByName, OptionTypeFlags::kAllowNull)},
 };
 
 Status MissingInner(const char* what) {
-  return Status::InvalidArgument(
-      std::string(what) +
-      ": option 'inner' is empty; name the wrapped component, e.g. "
-      "inner={id=...}.");
+  return Status::InvalidArgument(std::string(what) +
+                                 ": option 'inner' is empty; name the wrapped "
+                                 "component, e.g. inner={id=...}.");
 }
 
 class ResolvingCompactionFilter : public CompactionFilter {

@@ -54,23 +54,17 @@ std::string HybridStatistics::ToString() const {
   char buf[1024];
   snprintf(buf, sizeof(buf),
            "small: %" PRIu64 " values, %" PRIu64
-           " bytes flushed inline\n"
-           "medium: %" PRIu64 " values, %" PRIu64 " bytes extracted to %" PRIu64
-           " files; %" PRIu64
-           " pointers kept by compactions\n"
-           "medium: %" PRIu64 " values, %" PRIu64
+           " bytes flushed inline\nmedium: %" PRIu64 " values, %" PRIu64
+           " bytes extracted to %" PRIu64 " files; %" PRIu64
+           " pointers kept by compactions\nmedium: %" PRIu64 " values, %" PRIu64
            " bytes inlined at the merge level (%" PRIu64
-           " bytes read in %" PRIu64
-           " reads)\n"
-           "medium: %" PRIu64 " values, %" PRIu64
-           " bytes resolved by reads (%" PRIu64
-           " bytes read)\n"
-           "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
-           " of %" PRIu64
+           " bytes read in %" PRIu64 " reads)\nmedium: %" PRIu64
+           " values, %" PRIu64 " bytes resolved by reads (%" PRIu64
+           " bytes read)\nmedium: %" PRIu64 " files, %" PRIu64
+           " bytes on disk; %" PRIu64 " of %" PRIu64
            " referenced bytes live (space amplification %.2f); %" PRIu64
-           " bytes freed in place (%" PRIu64
-           " punch failures)\n"
-           "large: %" PRIu64 " values left to BlobDB\n",
+           " bytes freed in place (%" PRIu64 " punch failures)\nlarge: %" PRIu64
+           " values left to BlobDB\n",
            small_values_flushed, small_bytes_flushed, medium_values_extracted,
            medium_bytes_extracted, medium_files_created, pointers_kept,
            medium_values_inlined, medium_bytes_inlined, merge_bytes_read,

@@ -30,8 +30,7 @@ Status ParseInner(const ConfigOptions& config_options,
   if (value.empty() || value == kNullptrString) {
     return Status::InvalidArgument(
         "HybridTable: option 'inner' is empty. Omit it to wrap the default "
-        "BlockBasedTable, "
-        "or name a table factory, e.g. "
+        "BlockBasedTable, or name a table factory, e.g. "
         "inner={id=BlockBasedTable;block_size=8192}.");
   }
   ConfigOptions strict = config_options;
@@ -118,8 +117,7 @@ Status ValidatePlacement(const HybridTableOptions& o,
         " is not larger than a medium pointer (up to " +
         std::to_string(kMaxMediumPointerSize) +
         " bytes), so separating such values would grow the SSTs. Set "
-        "medium_min_value_size "
-        "above " +
+        "medium_min_value_size above " +
         std::to_string(kMaxMediumPointerSize) + ".");
   }
   // medium_max_value_size = medium_min_value_size - 1 says "no medium
@@ -148,8 +146,7 @@ Status ValidatePlacement(const HybridTableOptions& o,
         "HybridTable: min_blob_size=" + std::to_string(cf_opts.min_blob_size) +
         " overlaps the medium band (medium_max_value_size=" +
         std::to_string(o.medium_max_value_size) +
-        "): BlobDB would take medium values. Set "
-        "min_blob_size=" +
+        "): BlobDB would take medium values. Set min_blob_size=" +
         std::to_string(uint64_t{o.medium_max_value_size} + 1) +
         ", as hybridkv::ConfigureOptions does.");
   }
@@ -190,8 +187,7 @@ Status ValidateSupported(const DBOptions& db_opts,
   if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
     return Status::NotSupported(
         "HybridTable does not support several db_paths or cf_paths yet: medium "
-        "files are "
-        "tracked per directory. Use a single path.");
+        "files are tracked per directory. Use a single path.");
   }
   return Status::OK();
 }
@@ -209,8 +205,8 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
   if (!has_listener && o.require_listener) {
     return Status::InvalidArgument(
         "HybridTable needs its companion HybridKVListener in the DB's "
-        "`listeners`: it deletes medium files once no SST references them. "
-        "Add listeners=HybridKVListener to the DB options, or use "
+        "`listeners`: it deletes medium files once no SST references them. Add "
+        "listeners=HybridKVListener to the DB options, or use "
         "hybridkv::ConfigureOptions. (Tools that replace the listeners, such "
         "as db_stress, can set require_listener=false: medium files are then "
         "kept until the next open with the listener.)");
@@ -233,8 +229,7 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
         "HybridTable: compaction filter " +
         std::string(cf_opts.compaction_filter->Name()) +
         " would see medium pointers instead of values. Let "
-        "hybridkv::ConfigureOptions wrap it, "
-        "or give it as "
+        "hybridkv::ConfigureOptions wrap it, or give it as "
         "compaction_filter_factory={id=HybridKVCompactionFilter;inner=...}.");
   }
   if (cf_opts.compaction_filter_factory != nullptr &&
@@ -244,8 +239,7 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
         "HybridTable: compaction filter factory " +
         std::string(cf_opts.compaction_filter_factory->Name()) +
         " would see medium pointers instead of values. Wrap it: "
-        "compaction_filter_factory="
-        "{id=HybridKVCompactionFilter;inner=" +
+        "compaction_filter_factory={id=HybridKVCompactionFilter;inner=" +
         cf_opts.compaction_filter_factory->Name() +
         "}, or use hybridkv::ConfigureOptions.");
   }
@@ -255,9 +249,8 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
       !partitioner->IsInstanceOf(HybridKVPartitionerFactory::kClassName())) {
     return Status::InvalidArgument(
         "HybridTable needs its companion "
-        "sst_partitioner_factory=HybridKVPartitioner, which "
-        "keeps trivial moves from carrying medium pointers past the merge "
-        "level; this column "
+        "sst_partitioner_factory=HybridKVPartitioner, which keeps trivial "
+        "moves from carrying medium pointers past the merge level; this column "
         "family has " +
         std::string(partitioner ? partitioner->Name() : "none") +
         ". Set it in the options string, or use hybridkv::ConfigureOptions.");
@@ -299,8 +292,7 @@ Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
   if (options_.inner == nullptr) {
     return Status::InvalidArgument(
         "HybridTable: option 'inner' is empty. Omit it to wrap the default "
-        "BlockBasedTable, or "
-        "name a table factory, e.g. "
+        "BlockBasedTable, or name a table factory, e.g. "
         "inner={id=BlockBasedTable;block_size=8192}.");
   }
   if (options_.inner->IsInstanceOf(kClassName())) {

@@ -427,8 +427,8 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
   }
   if (options.block_cache_only()) {
     return Status::Incomplete(
-        "HybridKV: medium value not in the block cache, and the read allows "
-        "no I/O (read_tier=kBlockCacheTier)");
+        "HybridKV: medium value not in the block cache, and the read allows no "
+        "I/O (read_tier=kBlockCacheTier)");
   }
   Status s = ReadMediumValue(options, pointer, user_key, value);
   if (s.ok()) {
@@ -453,8 +453,8 @@ Status HybridTableReader::GetSecret(SipKey* secret) {
     return Status::Corruption(
         "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
         " is missing, but SSTs hold medium pointers. Restore the file from a "
-        "backup or "
-        "checkpoint of this DB; compactions cannot proceed without it.");
+        "backup or checkpoint of this DB; compactions cannot proceed without "
+        "it.");
   }
   return s;
 }
