@@ -8,6 +8,7 @@
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/table.h"
 #include "table/internal_iterator.h"
 #include "table/table_builder.h"
@@ -212,8 +213,8 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
   EnvOptions env_options;
   InternalKeyComparator icmp(BytewiseComparator());
   std::shared_ptr<const SliceTransform> no_prefix;
-  TableReaderOptions tro(ioptions, no_prefix, env_options, icmp,
-                         /*block_protection_bytes_per_key=*/0);
+  const TableReaderOptions tro =
+      StandaloneTableReaderOptions(ioptions, no_prefix, env_options, icmp);
   std::unique_ptr<TableReader> reader;
   std::shared_ptr<TableFactory> bbt(NewBlockBasedTableFactory());
   s = bbt->NewTableReader(tro, std::move(file), size, &reader);

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Builds RocksDB 9.10.0 in-tree with the HybridKV plugin, its stock tools, and our tests.
 #
-#   scripts/build.sh [--sanitize|--debug] [target ...]   (default targets: see DEFAULT_TARGETS)
+#   scripts/build.sh [--sanitize|--debug] [--rocksdb-src DIR|TARBALL] [target ...]
+#                                                     (default targets: see DEFAULT_TARGETS)
 #
 # --sanitize: AddressSanitizer and UndefinedBehaviorSanitizer. --debug: RocksDB's debug build
 # (assertions, and the kill points db_crashtest.py's whitebox mode needs).
+# --rocksdb-src: build against another RocksDB source (9.10 to 11.8): a source tree or a
+# .tar.gz of one. It is copied into the cache (the given tree is never modified) and the build
+# directory is keyed by its version and a hash of its files. Default: the pinned 9.10.0 from
+# Debian's source package (scripts/setup-deps.sh).
 #
 # The build tree lives outside the repository, in $HYBRIDKV_CACHE (default ~/.cache/hybridkv),
 # keyed by RocksDB version and build flags, and compiles through ccache, so a rebuild after a
@@ -21,18 +26,39 @@ DEFAULT_TARGETS=(rocksdb db_bench db_bench_ext ldb sst_dump db_stress hybridkv_t
 
 sanitize=0
 debug=0
+rocksdb_src=""
 targets=()
-for arg in "$@"; do
-  case "$arg" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --sanitize) sanitize=1 ;;
     --debug) debug=1 ;;
-    -*) echo "usage: $0 [--sanitize|--debug] [target ...]" >&2; exit 2 ;;
-    *) targets+=("$arg") ;;
+    --rocksdb-src) rocksdb_src=${2:?--rocksdb-src needs a directory or tarball}; shift ;;
+    -*) echo "usage: $0 [--sanitize|--debug] [--rocksdb-src DIR|TARBALL] [target ...]" >&2; exit 2 ;;
+    *) targets+=("$1") ;;
   esac
+  shift
 done
 [ ${#targets[@]} -gt 0 ] || targets=("${DEFAULT_TARGETS[@]}")
 
 tarball=$("$REPO/scripts/setup-deps.sh" | tail -n 1)
+src_name=rocksdb-$ROCKSDB_VERSION
+if [ -n "$rocksdb_src" ]; then
+  rocksdb_src=$(cd "$(dirname "$rocksdb_src")" && pwd)/$(basename "$rocksdb_src")
+  if [ -d "$rocksdb_src" ]; then
+    version_h=$rocksdb_src/include/rocksdb/version.h
+    [ -f "$version_h" ] || { echo "[build] ERROR: $rocksdb_src is not a RocksDB source tree (no include/rocksdb/version.h)" >&2; exit 1; }
+    tree_hash=$(cd "$rocksdb_src" && find . -type f \( -name '*.cc' -o -name '*.h' -o -name '*.txt' -o -name '*.cmake' -o -name '*.mk' -o -name Makefile \) -not -path './plugin/hybridkv/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-10)
+    version_text=$(cat "$version_h")
+  elif [ -f "$rocksdb_src" ]; then
+    tree_hash=$(sha256sum "$rocksdb_src" | cut -c1-10)
+    version_text=$(tar -xzOf "$rocksdb_src" --wildcards '*/include/rocksdb/version.h' 2>/dev/null) \
+      || { echo "[build] ERROR: $rocksdb_src is not a RocksDB source tarball" >&2; exit 1; }
+  else
+    echo "[build] ERROR: --rocksdb-src $rocksdb_src: no such directory or file" >&2; exit 1
+  fi
+  ROCKSDB_VERSION=$(awk '/define ROCKSDB_MAJOR/ {a=$3} /define ROCKSDB_MINOR/ {b=$3} /define ROCKSDB_PATCH/ {c=$3} END {print a "." b "." c}' <<<"$version_text")
+  src_name=rocksdb-$ROCKSDB_VERSION-$tree_hash
+fi
 
 mkdir -p "$CACHE_DIR"
 # The staged plugin links lead, through $CACHE_DIR/checkout, to one checkout at a time. Builds
@@ -47,14 +73,23 @@ if [ "$(readlink "$CACHE_DIR/checkout" 2>/dev/null)" != "$REPO" ]; then
   flock -s 9
 fi
 
-src=$CACHE_DIR/src/rocksdb-$ROCKSDB_VERSION
+src=$CACHE_DIR/src/$src_name
 exec 7>"$CACHE_DIR/src.lock"
 flock 7  # extract once
 if [ ! -f "$src/.hybridkv-extracted" ]; then
-  echo "[build] extracting $(basename "$tarball")" >&2
   rm -rf "$src"
-  tar -xzf "$tarball" -C "$CACHE_DIR/src"
-  [ -f "$src/include/rocksdb/version.h" ] || { echo "[build] ERROR: $tarball did not unpack to $src" >&2; exit 1; }
+  mkdir -p "$src"
+  if [ -z "$rocksdb_src" ]; then
+    echo "[build] extracting $(basename "$tarball")" >&2
+    tar -xzf "$tarball" -C "$src" --strip-components=1
+  elif [ -d "$rocksdb_src" ]; then
+    echo "[build] copying $rocksdb_src" >&2
+    (cd "$rocksdb_src" && tar -cf - --exclude=./plugin/hybridkv --exclude=./.git .) | tar -xf - -C "$src"
+  else
+    echo "[build] extracting $(basename "$rocksdb_src")" >&2
+    tar -xzf "$rocksdb_src" -C "$src" --strip-components=1
+  fi
+  [ -f "$src/include/rocksdb/version.h" ] || { echo "[build] ERROR: no RocksDB source tree in $src" >&2; exit 1; }
   touch "$src/.hybridkv-extracted"
 fi
 flock -u 7
@@ -79,7 +114,9 @@ if [ $sanitize -eq 1 ]; then
 elif [ $debug -eq 1 ]; then
   flavor=debug
 fi
-key=$(printf '%s\n' "$ROCKSDB_VERSION" "${cmake_args[@]}" "$(c++ --version | head -n 1)" | sha256sum | cut -c1-10)
+key_parts=("$ROCKSDB_VERSION" "${cmake_args[@]}" "$(c++ --version | head -n 1)")
+[ -z "$rocksdb_src" ] || key_parts+=("$tree_hash")  # the pinned default keeps its old key
+key=$(printf '%s\n' "${key_parts[@]}" | sha256sum | cut -c1-10)
 build=$CACHE_DIR/build/rocksdb-$ROCKSDB_VERSION-$flavor-$key
 
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE_DIR/ccache}

@@ -9,6 +9,7 @@
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "util/coding.h"
@@ -25,23 +26,6 @@ uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
   const size_t slash = path.rfind('/');
   return std::strtoull(
       path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr, 10);
-}
-
-// A copy of `tbo` whose collectors are `factories`. TableBuilderOptions keeps
-// the list behind a const pointer, so it is rebuilt field by field.
-TableBuilderOptions WithCollectors(
-    const TableBuilderOptions& tbo,
-    const InternalTblPropCollFactories* factories) {
-  TableBuilderOptions copy(
-      tbo.ioptions, tbo.moptions, tbo.read_options, tbo.write_options,
-      tbo.internal_comparator, factories, tbo.compression_type,
-      tbo.compression_opts, tbo.column_family_id, tbo.column_family_name,
-      tbo.level_at_creation, tbo.newest_key_time, tbo.is_bottommost, tbo.reason,
-      tbo.oldest_key_time, tbo.file_creation_time, tbo.db_id, tbo.db_session_id,
-      tbo.target_file_size, tbo.cur_file_num,
-      tbo.last_level_inclusive_max_seqno_threshold);
-  copy.skip_filters = tbo.skip_filters;
-  return copy;
 }
 
 }  // namespace
@@ -91,7 +75,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   }
   collector_factories_.emplace_back(new MediumRefsCollectorFactory());
   inner_.reset(inner_factory.NewTableBuilder(
-      WithCollectors(tbo, &collector_factories_), file));
+      CopyWithCollectors(tbo, &collector_factories_), file));
 
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;

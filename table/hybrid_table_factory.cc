@@ -27,7 +27,7 @@ Status ParseInner(const ConfigOptions& config_options,
                   const std::string& /*name*/, const std::string& value,
                   void* addr) {
   auto* inner = static_cast<std::shared_ptr<TableFactory>*>(addr);
-  if (value.empty() || value == kNullptrString) {
+  if (value.empty() || value == "nullptr") {
     return Status::InvalidArgument(
         "HybridTable: option 'inner' is empty. Omit it to wrap the default "
         "BlockBasedTable, or name a table factory, e.g. "

@@ -258,10 +258,13 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
   return s;
 }
 
-Status HybridTableReader::VerifyChecksum(const ReadOptions& read_options,
-                                         TableReaderCaller caller) {
-  Status s = inner_->VerifyChecksum(read_options, caller);
-  if (!s.ok() || !has_medium_refs_) {
+Status HybridTableReader::VerifyChecksum(
+    const ReadOptions& read_options,
+    TableReaderCaller caller HYBRIDKV_VERIFY_CHECKSUM_EXTRA_PARAMS) {
+  Status s = inner_->VerifyChecksum(read_options,
+                                    caller HYBRIDKV_VERIFY_CHECKSUM_EXTRA_ARGS);
+  if (!s.ok() || !has_medium_refs_ ||
+      HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY) {
     return s;
   }
   // Every record this table points to, read through its pointers: each read

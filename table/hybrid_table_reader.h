@@ -13,6 +13,7 @@
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
 
@@ -130,13 +131,15 @@ class HybridTableReader : public TableReader {
                   const Slice* end) override {
     return inner_->Prefetch(read_options, begin, end);
   }
-  Status DumpTable(WritableFile* out_file) override {
-    return inner_->DumpTable(out_file);
+  Status DumpTable(
+      WritableFile* out_file HYBRIDKV_DUMP_TABLE_EXTRA_PARAMS) override {
+    return inner_->DumpTable(out_file HYBRIDKV_DUMP_TABLE_EXTRA_ARGS);
   }
   // The SST's own checksums, then every record of every medium file it
   // references.
   Status VerifyChecksum(const ReadOptions& read_options,
-                        TableReaderCaller caller) override;
+                        TableReaderCaller caller
+                            HYBRIDKV_VERIFY_CHECKSUM_EXTRA_PARAMS) override;
   void MarkObsolete(uint32_t uncache_aggressiveness) override {
     inner_->MarkObsolete(uncache_aggressiveness);
   }

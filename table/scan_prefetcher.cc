@@ -136,7 +136,8 @@ void ScanPrefetcher::Collect() {
                                         .ToString()});
       }
     } else if (warmer_ != nullptr && index.DecodeFrom(value).ok() &&
-               !index.IsInlined()) {
+               !index.IsInlined() && index.file_number() != 0) {
+      // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
       blobs_.push_back({parsed.user_key.ToString(), index.file_number(),
                         index.offset(), index.size(), index.compression()});
     }

@@ -1,0 +1,84 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// Every difference between the RocksDB versions HybridKV builds against
+// (9.10 to 11.8) that its code meets, in one place, keyed on ROCKSDB_MAJOR
+// and ROCKSDB_MINOR. The rest of the code calls these helpers and never tests
+// a version itself.
+#pragma once
+
+#include <memory>
+
+#include "db/dbformat.h"
+#include "options/cf_options.h"
+#include "rocksdb/version.h"
+#include "table/table_builder.h"
+
+#define HYBRIDKV_ROCKSDB_AT_LEAST(major, minor) \
+  (ROCKSDB_MAJOR > (major) ||                   \
+   (ROCKSDB_MAJOR == (major) && ROCKSDB_MINOR >= (minor)))
+
+// TableReader::DumpTable gained `show_sequence_number_type` and
+// VerifyChecksum `meta_blocks_only` (both defaulted) in RocksDB 10. An
+// override must repeat them: HybridTableReader declares its overrides with
+// these, and forwards them.
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+#define HYBRIDKV_DUMP_TABLE_EXTRA_PARAMS , bool show_sequence_number_type
+#define HYBRIDKV_DUMP_TABLE_EXTRA_ARGS , show_sequence_number_type
+#define HYBRIDKV_VERIFY_CHECKSUM_EXTRA_PARAMS , bool meta_blocks_only
+#define HYBRIDKV_VERIFY_CHECKSUM_EXTRA_ARGS , meta_blocks_only
+#define HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY meta_blocks_only
+#else
+#define HYBRIDKV_DUMP_TABLE_EXTRA_PARAMS
+#define HYBRIDKV_DUMP_TABLE_EXTRA_ARGS
+#define HYBRIDKV_VERIFY_CHECKSUM_EXTRA_PARAMS
+#define HYBRIDKV_VERIFY_CHECKSUM_EXTRA_ARGS
+#define HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY false
+#endif
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// Options to open one SST outside a DB (tools, seeding): no prefix
+// extractor, no block protection. The result refers to its arguments.
+inline TableReaderOptions StandaloneTableReaderOptions(
+    const ImmutableOptions& ioptions,
+    const std::shared_ptr<const SliceTransform>& no_prefix,
+    const EnvOptions& env_options, const InternalKeyComparator& icmp) {
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+  // 10.x added the compression manager; null means RocksDB's built-in one.
+  return TableReaderOptions(ioptions, no_prefix,
+                            /*_compression_manager=*/nullptr, env_options, icmp,
+                            /*_block_protection_bytes_per_key=*/0);
+#else
+  return TableReaderOptions(ioptions, no_prefix, env_options, icmp,
+                            /*_block_protection_bytes_per_key=*/0);
+#endif
+}
+
+// A copy of `tbo` whose table property collectors are `factories`.
+// TableBuilderOptions keeps them behind a const pointer, so the copy is built
+// field by field, and the fields differ between versions.
+inline TableBuilderOptions CopyWithCollectors(
+    const TableBuilderOptions& tbo,
+    const InternalTblPropCollFactories* factories) {
+  TableBuilderOptions copy(
+      tbo.ioptions, tbo.moptions, tbo.read_options, tbo.write_options,
+      tbo.internal_comparator, factories, tbo.compression_type,
+      tbo.compression_opts, tbo.column_family_id, tbo.column_family_name,
+      tbo.level_at_creation, tbo.newest_key_time, tbo.is_bottommost, tbo.reason,
+      tbo.oldest_key_time, tbo.file_creation_time, tbo.db_id, tbo.db_session_id,
+      tbo.target_file_size, tbo.cur_file_num,
+      tbo.last_level_inclusive_max_seqno_threshold
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+      ,
+      tbo.embedded_blob_options
+#endif
+  );
+#if !HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+  copy.skip_filters = tbo.skip_filters;  // removed in 10.x
+#endif
+  return copy;
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
