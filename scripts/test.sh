@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything (installing dependencies with apt-get when missing) and runs the tests.
 #
-#   scripts/test.sh [--sanitize] [--long] [ctest args...]      e.g. scripts/test.sh -R Options
+#   scripts/test.sh [--sanitize] [--long] [--rocksdb-src DIR|TARBALL] [ctest args...]
+#                                                   e.g. scripts/test.sh -R Options
 #
 # --sanitize builds and runs everything under AddressSanitizer and UndefinedBehaviorSanitizer
 # (its own build tree; the first build takes about as long as the normal one). ASan errors abort
@@ -13,9 +14,11 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # --long runs the model-based and crash tests in their long modes (HYBRIDKV_LONG=1), for
 # HYBRIDKV_LONG_SECONDS each (default 600); scripts/stress has the db_stress runs.
 sanitize=0
+rocksdb_src=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) sanitize=1 ;;
+    --rocksdb-src) rocksdb_src=(--rocksdb-src "${2:?--rocksdb-src needs a directory or tarball}"); shift ;;
     --long) export HYBRIDKV_LONG=1 ;;
     *) break ;;
   esac
@@ -23,7 +26,7 @@ while [ $# -gt 0 ]; do
 done
 build_args=()
 [ $sanitize -eq 0 ] || build_args=(--sanitize)
-build=$("$REPO/scripts/build.sh" "${build_args[@]}" | tail -n 1)
+build=$("$REPO/scripts/build.sh" "${build_args[@]}" "${rocksdb_src[@]}" | tail -n 1)
 cd "$build"
 if [ $sanitize -eq 0 ]; then
   timeout=900
