@@ -7,9 +7,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "options/cf_options.h"
+#include "rocksdb/db.h"
 #include "rocksdb/version.h"
 #include "table/table_builder.h"
 
@@ -78,6 +81,32 @@ inline TableBuilderOptions CopyWithCollectors(
   copy.skip_filters = tbo.skip_filters;  // removed in 10.x
 #endif
   return copy;
+}
+
+// DB::Open into a raw pointer: RocksDB 9.x takes DB**, 11.x only
+// std::unique_ptr<DB>*. (Tests and tools hold DBs either way.)
+inline Status OpenDB(const Options& options, const std::string& name, DB** db) {
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+  std::unique_ptr<DB> owned;
+  Status s = DB::Open(options, name, &owned);
+  *db = owned.release();
+  return s;
+#else
+  return DB::Open(options, name, db);
+#endif
+}
+
+inline Status OpenDB(const DBOptions& options, const std::string& name,
+                     const std::vector<ColumnFamilyDescriptor>& families,
+                     std::vector<ColumnFamilyHandle*>* handles, DB** db) {
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+  std::unique_ptr<DB> owned;
+  Status s = DB::Open(options, name, families, handles, &owned);
+  *db = owned.release();
+  return s;
+#else
+  return DB::Open(options, name, families, handles, db);
+#endif
 }
 
 }  // namespace hybridkv

@@ -167,6 +167,11 @@ Status HybridTableReader::GetByProbe(const ReadOptions& read_options,
                    &is_blob_index);
   Status s =
       inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
+  if (s.subcode() == Status::SubCode::kMergeOperatorFailed) {
+    // The probe stopped at a merge operand, as StopAtMergeOperator makes it
+    // (RocksDB 11 reports that as the Get's status; 9.x only in the state).
+    return Status::OK();
+  }
   if (!s.ok()) {
     if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
       get_context->MarkKeyMayExist();

@@ -32,6 +32,7 @@
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
@@ -87,7 +88,7 @@ Options MakeOptions(int merge_level = -2) {
 
 std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
   DB* raw = nullptr;
-  EXPECT_OK(DB::Open(options, path, &raw));
+  EXPECT_OK(hybridkv::OpenDB(options, path, &raw));
   return std::unique_ptr<DB>(raw);
 }
 
@@ -609,7 +610,7 @@ TEST(OptionsFileTest, ContradictionsFailDbOpenNamingTheOption) {
     ASSERT_OK(LoadOptionsFromFile(config, path, &db_opts, &cfs));
     std::vector<ColumnFamilyHandle*> handles;
     DB* raw = nullptr;
-    Status s = DB::Open(db_opts, dir.Sub("db"), cfs, &handles, &raw);
+    Status s = hybridkv::OpenDB(db_opts, dir.Sub("db"), cfs, &handles, &raw);
     EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
     EXPECT_NE(s.ToString().find(c.mentions), std::string::npos) << s.ToString();
     for (auto* h : handles) delete h;

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "crash_workload.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   };
   report(start);
   DB* raw = nullptr;
-  Status s = DB::Open(crash::MakeOptions(merge_level), dir, &raw);
+  Status s = hybridkv::OpenDB(crash::MakeOptions(merge_level), dir, &raw);
   if (!s.ok()) {
     fprintf(stderr, "open: %s\n", s.ToString().c_str());
     return 3;

@@ -39,6 +39,7 @@
 
 #include "crash_workload.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "test_util.h"
 
@@ -185,7 +186,7 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
     Options check_options = crash::MakeOptions(-2);
     check_options.disable_auto_compactions = true;
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(check_options, db_path, &raw));
+    ASSERT_OK(hybridkv::OpenDB(check_options, db_path, &raw));
     std::unique_ptr<DB> db(raw);
     const auto scan = test::ScanAll(db.get());
     if (scan != Pairs(model.begin(), model.end())) {

@@ -26,6 +26,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
@@ -131,7 +132,7 @@ TEST(FaultInjectionTest, PowerLossKeepsEverySyncedWriteAndAPrefix) {
   for (int round = 0; round < 8; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, dir.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
     std::unique_ptr<DB> db(raw);
     ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
     ASSERT_OK(db->VerifyChecksum());
@@ -187,7 +188,7 @@ TEST(FaultInjectionTest, PowerLossKeepsEverySyncedWriteAndAPrefix) {
         fault_fs->DeleteFilesCreatedAfterLastDirSync(IOOptions(), nullptr));
     fault_fs->ResetState();
 
-    ASSERT_OK(DB::Open(options, dir.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
     db.reset(raw);
     ASSERT_OK(db->VerifyChecksum());
     // The DB holds every synced write plus a prefix of the unsynced tail.
@@ -344,7 +345,7 @@ TEST_P(FailedIoTest, ReportedThenRecoveredWithoutWrongData) {
   options.disable_auto_compactions = true;
   options.paranoid_checks = true;
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, dir.path(), &raw));
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
   std::unique_ptr<DB> db(raw);
   Model model;
   uint64_t version = 0;
@@ -397,7 +398,7 @@ TEST_P(FailedIoTest, ReportedThenRecoveredWithoutWrongData) {
               << ": Resume: " << resumed.ToString() << "; reopening\n";
     db->Close().PermitUncheckedError();
     db.reset();
-    ASSERT_OK(DB::Open(options, dir.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
     db.reset(raw);
   }
   ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
@@ -412,7 +413,7 @@ TEST_P(FailedIoTest, ReportedThenRecoveredWithoutWrongData) {
   // And across a reopen.
   ASSERT_OK(db->Close());
   db.reset();
-  ASSERT_OK(DB::Open(options, dir.path(), &raw));
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
   db.reset(raw);
   ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
   ExpectMediumFilesReconciled(db.get(), dir.path());

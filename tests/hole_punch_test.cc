@@ -26,6 +26,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"
@@ -239,7 +240,7 @@ bool Eventually(const std::function<bool()>& done) {
 
 std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
   DB* raw = nullptr;
-  EXPECT_OK(DB::Open(options, path, &raw));
+  EXPECT_OK(hybridkv::OpenDB(options, path, &raw));
   return std::unique_ptr<DB>(raw);
 }
 
@@ -355,7 +356,7 @@ class PunchCrashChild : public testing::Environment {
     if (dir == nullptr || mode == nullptr) return;
     const bool after = std::string(mode) == "after";
     DB* raw = nullptr;
-    if (!DB::Open(PunchOptions(), dir, &raw).ok()) _exit(2);
+    if (!hybridkv::OpenDB(PunchOptions(), dir, &raw).ok()) _exit(2);
     LoadIntoL1(raw, dir);
     SetPunchHoleForTesting([after](int fd, uint64_t offset, uint64_t length) {
       if (after) {

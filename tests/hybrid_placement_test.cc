@@ -22,6 +22,7 @@
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
@@ -81,7 +82,7 @@ Options MakeOptions(const Config& c = {"default", ClassifyBy::kSize, -2}) {
 
 std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
   DB* raw = nullptr;
-  EXPECT_OK(DB::Open(options, path, &raw));
+  EXPECT_OK(hybridkv::OpenDB(options, path, &raw));
   return std::unique_ptr<DB>(raw);
 }
 

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/compaction_filter.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
@@ -56,7 +57,7 @@ Options MakeOptions() {
 
 std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
   DB* raw = nullptr;
-  EXPECT_OK(DB::Open(options, path, &raw));
+  EXPECT_OK(hybridkv::OpenDB(options, path, &raw));
   return std::unique_ptr<DB>(raw);
 }
 
@@ -363,7 +364,7 @@ TEST(LifecycleTest, WithoutListenerFilesWaitForTheNextOpen) {
   options.listeners.clear();
   auto db_or = [&](const Options& o) {
     DB* raw = nullptr;
-    Status s = DB::Open(o, dir.path(), &raw);
+    Status s = hybridkv::OpenDB(o, dir.path(), &raw);
     delete raw;
     return s;
   };
@@ -416,7 +417,7 @@ class CrashChild : public testing::Environment {
     Options options = MakeOptions();
     options.listeners.push_back(std::make_shared<KillOnTableFileCreated>());
     DB* raw = nullptr;
-    if (!DB::Open(options, dir, &raw).ok()) _exit(2);
+    if (!hybridkv::OpenDB(options, dir, &raw).ok()) _exit(2);
     WriteOptions synced;
     synced.sync = true;
     for (int i = 0; i < kCrashKeys; ++i) {
@@ -734,7 +735,7 @@ TEST(LifecycleTest, SwitchingAwayFromHybridTableIsRefused) {
   Options switched = hybrid;
   switched.table_factory.reset(NewBlockBasedTableFactory());
   DB* raw = nullptr;
-  Status s = DB::Open(switched, dir.path(), &raw);
+  Status s = hybridkv::OpenDB(switched, dir.path(), &raw);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("bottommost_level_compaction=kForce"),
             std::string::npos)

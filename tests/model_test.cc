@@ -35,6 +35,7 @@
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
@@ -153,7 +154,7 @@ class ModelRun {
     Options options = MakeOptions();
     options.create_if_missing = create;
     DB* raw = nullptr;
-    Status s = DB::Open(options, path_, &raw);
+    Status s = hybridkv::OpenDB(options, path_, &raw);
     db_.reset(raw);
     return s;
   }

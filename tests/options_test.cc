@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -144,7 +145,7 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
                                    static_cast<DBOptions*>(&options)));
   {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, dir.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
     std::unique_ptr<DB> db(raw);
     ASSERT_OK(db->Put(WriteOptions(), "key", "value"));
     ASSERT_OK(db->Flush(FlushOptions()));
@@ -177,7 +178,7 @@ TEST(OptionsTest, OptionsFileRoundTrip) {
   // --options_file` does.
   std::vector<ColumnFamilyHandle*> handles;
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(db_opts, dir.path(), cfs, &handles, &raw));
+  ASSERT_OK(hybridkv::OpenDB(db_opts, dir.path(), cfs, &handles, &raw));
   std::unique_ptr<DB> db(raw);
   std::string v;
   ASSERT_OK(db->Get(ReadOptions(), "key", &v));
@@ -197,7 +198,7 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
       config, ColumnFamilyOptions(), kHybridString,
       static_cast<ColumnFamilyOptions*>(&options)));
   DB* raw = nullptr;
-  Status s = DB::Open(options, dir.path(), &raw);
+  Status s = hybridkv::OpenDB(options, dir.path(), &raw);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("HybridKVListener"), std::string::npos)
       << s.ToString();
@@ -205,7 +206,7 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
   ASSERT_OK(GetDBOptionsFromString(config, DBOptions(options),
                                    "listeners=HybridKVListener",
                                    static_cast<DBOptions*>(&options)));
-  s = DB::Open(options, dir.path(), &raw);
+  s = hybridkv::OpenDB(options, dir.path(), &raw);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("HybridKVPartitioner"), std::string::npos)
       << s.ToString();
@@ -214,7 +215,7 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
       config, ColumnFamilyOptions(options),
       "sst_partitioner_factory=HybridKVPartitioner",
       static_cast<ColumnFamilyOptions*>(&options)));
-  ASSERT_OK(DB::Open(options, dir.path(), &raw));
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
   delete raw;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
@@ -93,7 +94,7 @@ class DifferentialTest : public testing::Test {
       Options options = MakeOptions(arm);
       if (tweak) tweak(&options);
       DB* raw = nullptr;
-      EXPECT_OK(DB::Open(options, dir.path(), &raw));
+      EXPECT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
       if (raw == nullptr) return {};
       std::unique_ptr<DB> db(raw);
       EXPECT_STREQ(db->GetOptions().table_factory->Name(),
@@ -304,7 +305,7 @@ TEST_F(DifferentialTest, FlushCompactRangeReopen) {
     std::map<std::string, std::string> model;
     for (int cycle = 0; cycle < 4; ++cycle) {
       DB* raw = nullptr;
-      ASSERT_OK(DB::Open(options, dir.path(), &raw));
+      ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
       std::unique_ptr<DB> db(raw);
       for (const auto& kv : model) {
         std::string v;
@@ -345,7 +346,8 @@ TEST_F(DifferentialTest, ColumnFamilies) {
     std::map<std::string, std::map<std::string, std::string>> model;
     for (int cycle = 0; cycle < 2; ++cycle) {
       DB* raw = nullptr;
-      ASSERT_OK(DB::Open(DBOptions(options), dir.path(), cfs, &handles, &raw));
+      ASSERT_OK(hybridkv::OpenDB(DBOptions(options), dir.path(), cfs, &handles,
+                                 &raw));
       std::unique_ptr<DB> db(raw);
       for (size_t c = 0; c < handles.size(); ++c) {
         for (int i = 0; i < 1500; ++i) {
@@ -388,7 +390,7 @@ TEST(MigrationTest, StockToHybridAndBack) {
     Options options = MakeOptions(arm);
     options.disable_auto_compactions = true;
     DB* raw = nullptr;
-    EXPECT_OK(DB::Open(options, dir.path(), &raw));
+    EXPECT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
     return std::unique_ptr<DB>(raw);
   };
   auto write = [&](DB* db, int step) {

@@ -15,6 +15,7 @@
 #include "db/db_impl/db_impl.h"
 #include "db/read_callback.h"
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "test_util.h"
@@ -49,7 +50,7 @@ class PointReadTest : public testing::Test {
  protected:
   void SetUp() override {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(PointReadOptions(), dir_.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(PointReadOptions(), dir_.path(), &raw));
     db_.reset(raw);
     // Version 1 of every key, medium (every third large), in an L1 table of
     // pointers.

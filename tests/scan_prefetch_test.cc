@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/statistics.h"
@@ -53,7 +54,7 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
   void Load(bool prefetch) {
     Options options = MakeOptions(prefetch);
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, dir_.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(options, dir_.path(), &raw));
     db_.reset(raw);
     for (int i = 0; i < kKeys; i++) {
       ASSERT_OK(db_->Put(WriteOptions(), Key(i), Value(i)));
@@ -67,7 +68,7 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
     db_.reset();
     options_ = MakeOptions(prefetch);
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, dir_.path(), &raw));
+    ASSERT_OK(hybridkv::OpenDB(options_, dir_.path(), &raw));
     db_.reset(raw);
   }
 

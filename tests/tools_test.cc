@@ -11,6 +11,7 @@
 #include <string>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "test_util.h"
 
@@ -82,7 +83,7 @@ void MakeDb(const std::string& path, int n) {
   options.create_if_missing = true;
   ASSERT_OK(ConfigureOptions(&options));
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, path, &raw));
+  ASSERT_OK(hybridkv::OpenDB(options, path, &raw));
   std::unique_ptr<DB> db(raw);
   for (int i = 0; i < n; ++i) {
     ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(1000000 + i),
