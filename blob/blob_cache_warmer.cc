@@ -175,7 +175,6 @@ BlobCacheWarmer::BlobCacheWarmer(const ImmutableOptions& ioptions,
     : db_id_(std::move(db_id)),
       db_session_id_(std::move(db_session_id)),
       file_options_(file_options),
-      blob_dir_(ioptions.cf_paths.front().path),
       reader_cache_(NewReaderCache()) {
   blob_file_cache_ = std::make_unique<BlobFileCache>(
       reader_cache_.get(), &ioptions, &file_options_, column_family_id,
@@ -191,23 +190,8 @@ BlobCacheWarmer::BlobCacheWarmer(const ImmutableOptions& ioptions,
 
 BlobCacheWarmer::~BlobCacheWarmer() = default;
 
-std::vector<std::pair<size_t, size_t>> BlobCacheWarmer::GroupByFile(
-    std::vector<Blob>* blobs) {
-  std::sort(blobs->begin(), blobs->end(), [](const Blob& a, const Blob& b) {
-    return a.file_number != b.file_number ? a.file_number < b.file_number
-                                          : a.offset < b.offset;
-  });
-  std::vector<std::pair<size_t, size_t>> groups;
-  for (size_t i = 0; i < blobs->size(); i++) {
-    if (groups.empty() ||
-        (*blobs)[i].file_number != (*blobs)[groups.back().first].file_number ||
-        i - groups.back().first == MultiGetContext::MAX_BATCH_SIZE) {
-      groups.emplace_back(i, i);
-    }
-    groups.back().second = i + 1;
-  }
-  return groups;
-}
+static_assert(BlobCacheWarmer::kMaxGroup == MultiGetContext::MAX_BATCH_SIZE,
+              "a group is one BlobSource::MultiGetBlobFromOneFile call");
 
 void BlobCacheWarmer::WarmGroup(const ReadOptions& read_options,
                                 const Blob* blobs, size_t count) {

@@ -64,15 +64,14 @@ class BlobCacheWarmer {
 
   ~BlobCacheWarmer();
 
-  // Sorts `blobs` by file and offset and returns the [begin, end) ranges
-  // that one read each serves: one file's blobs (RocksDB's MultiRead batches
-  // them, with io_uring where RocksDB was built with it), at most
+  // The most blobs of one group: BlobSource reads one file's blobs with one
+  // MultiRead (io_uring where RocksDB was built with it), up to
   // MultiGetContext::MAX_BATCH_SIZE at a time.
-  static std::vector<std::pair<size_t, size_t>> GroupByFile(
-      std::vector<Blob>* blobs);
+  static constexpr size_t kMaxGroup = 32;
 
-  // Reads blobs[0, count) of one group into the blob cache. Blobs already
-  // cached cost a lookup. Thread-safe.
+  // Reads blobs[0, count) of one group (one file, by offset, at most
+  // kMaxGroup) into the blob cache. Blobs already cached cost a lookup.
+  // Thread-safe.
   void WarmGroup(const ReadOptions& read_options, const Blob* blobs,
                  size_t count);
 
@@ -87,7 +86,6 @@ class BlobCacheWarmer {
   const std::string db_id_;
   const std::string db_session_id_;
   const FileOptions file_options_;
-  const std::string blob_dir_;
   std::shared_ptr<Cache> reader_cache_;  // open blob files
   std::unique_ptr<BlobFileCache> blob_file_cache_;
   std::unique_ptr<BlobSource> blob_source_;

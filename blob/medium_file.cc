@@ -24,6 +24,14 @@ std::string DirName(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+uint64_t MediumNumberOf(const std::string& name) {
+  const size_t n = std::char_traits<char>::length(kMediumFileSuffix);
+  return name.size() > n &&
+                 name.compare(name.size() - n, n, kMediumFileSuffix) == 0
+             ? std::strtoull(name.c_str(), nullptr, 10)
+             : 0;
+}
+
 std::string MediumFileName(const std::string& dir, uint64_t number) {
   return dir + "/" + std::to_string(number) + kMediumFileSuffix;
 }

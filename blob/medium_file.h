@@ -83,6 +83,10 @@ std::string DirName(const std::string& path);
 // `<dir>/<number>.medium`
 std::string MediumFileName(const std::string& dir, uint64_t number);
 
+// The number of file name `name` ("<number>.medium"); 0 when it is not a
+// medium file's.
+uint64_t MediumNumberOf(const std::string& name);
+
 // Where one record lives: enough to read it back with a single positioned read.
 struct MediumRecordHandle {
   uint64_t offset = 0;  // of the record's first byte

@@ -16,18 +16,7 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-namespace {
-
-// The number of `name` when it is a medium file's, else 0.
-uint64_t MediumNumberOf(const std::string& name) {
-  const size_t n = std::char_traits<char>::length(kMediumFileSuffix);
-  return name.size() > n &&
-                 name.compare(name.size() - n, n, kMediumFileSuffix) == 0
-             ? std::strtoull(name.c_str(), nullptr, 10)
-             : 0;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 uint64_t SstNumberOf(const std::string& path) {
   const size_t slash = path.rfind('/');

@@ -18,10 +18,7 @@ namespace hybridkv {
 namespace {
 
 bool IsHybridKVFile(const std::string& name) {
-  const std::string medium = kMediumFileSuffix;
-  return name == kSecretFileName || (name.size() > medium.size() &&
-                                     name.compare(name.size() - medium.size(),
-                                                  medium.size(), medium) == 0);
+  return name == kSecretFileName || MediumNumberOf(name) != 0;
 }
 
 // Hard-links `from` to `to`, or copies it where links are not supported.

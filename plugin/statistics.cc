@@ -27,9 +27,7 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
     return io;
   }
   for (const std::string& name : children) {
-    const size_t n = name.size(),
-                 m = std::char_traits<char>::length(kMediumFileSuffix);
-    if (n > m && name.compare(n - m, m, kMediumFileSuffix) == 0) {
+    if (MediumNumberOf(name) != 0) {
       s.live_medium_files++;
       s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
     }

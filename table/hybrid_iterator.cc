@@ -24,15 +24,16 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       allow_unprepared_value_(allow_unprepared_value),
       secret_(secret),
       read_(read),
+      warm_medium_(prefetcher != nullptr &&
+                   table->context().block_cache != nullptr),
       prefetcher_(std::move(prefetcher)) {
   if (mode == Mode::kPointer) {
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
-  // A read that allows the block cache only resolves through the cache.
-  // With a prefetcher and a block cache, values are warmed into the cache.
-  const bool warmed =
-      prefetcher_ != nullptr && table->context().block_cache != nullptr;
-  if (scan && mode == Mode::kResolve && !read.block_cache_only() && !warmed) {
+  // A read that allows the block cache only resolves through the cache, and
+  // so does a scan whose prefetcher warms the cache.
+  if (scan && mode == Mode::kResolve && !read.block_cache_only() &&
+      !warm_medium_) {
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
     // KiB.
     readahead_.reset(new MediumReadahead(
@@ -116,14 +117,12 @@ bool HybridIterator::Resolve() {
   if (value_ == nullptr) {
     value_.reset(new std::string());
   }
-  const bool warmed =
-      prefetcher_ != nullptr && table_->context().block_cache != nullptr;
-  if (warmed) {
+  if (warm_medium_) {
     // Reads this value, and those the scan will want next, into the block
-    // cache.
+    // cache, where ResolvePointer below finds it.
     prefetcher_->WantValue(inner_->key());
   }
-  if (readahead_ != nullptr && !warmed) {
+  if (readahead_ != nullptr) {
     IOOptions io;
     status_ = read_.PrepareIO(table_->context().clock, &io);
     if (status_.ok()) {

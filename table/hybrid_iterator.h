@@ -142,6 +142,8 @@ class HybridIterator : public InternalIterator {
   const bool allow_unprepared_value_;
   const SipKey secret_;
   const MediumReadOptions read_;
+  // Medium values come through the block cache, warmed by prefetcher_.
+  const bool warm_medium_;
   Status status_;
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;

@@ -65,8 +65,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
           tbo.internal_comparator.user_comparator()->timestamp_size()),
       fs_(tbo.ioptions.fs),
       logger_(tbo.ioptions.logger),
-      state_(DbStateFor(dir_)),
-      counters_(&state_->counters) {
+      state_(DbStateFor(dir_)) {
   if (tbo.internal_tbl_prop_coll_factories != nullptr) {
     for (const auto& f : *tbo.internal_tbl_prop_coll_factories) {
       collector_factories_.emplace_back(
@@ -88,10 +87,10 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       break;
     case TableFileCreationReason::kCompaction:
       scope_ = CompactionScope::Current();
-      counters_->NoteLevel(tbo.column_family_id, tbo.level_at_creation);
+      state_->counters.NoteLevel(tbo.column_family_id, tbo.level_at_creation);
       mode_ = tbo.level_at_creation >=
                       ResolveMergeLevel(options_.merge_level,
-                                        DeepestLevel(tbo, counters_))
+                                        DeepestLevel(tbo, &state_->counters))
                   ? Mode::kInline
                   : Mode::kKeepPointers;
       break;
@@ -281,7 +280,7 @@ Status HybridTableBuilder::Finish() {
     if (medium_ != nullptr) medium_->Abandon();
     return s;
   }
-  DbCounters& c = *counters_;
+  DbCounters& c = state_->counters;
   switch (mode_) {
     case Mode::kExtract:
       c.small_values_flushed += small_values_;

@@ -89,7 +89,6 @@ class HybridTableBuilder : public TableBuilder {
   FileOptions medium_file_options_;
   Logger* const logger_;
   DbState* const state_;
-  DbCounters* const counters_;
   BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;
   bool have_secret_ = false;

@@ -339,8 +339,7 @@ Status HybridTableFactory::NewTableReader(
       table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
   DbState* state = DbStateFor(dir);
-  context.counters = &state->counters;
-  context.medium_files = &state->medium_files;
+  context.state = state;
   context.clock = io.clock;
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
@@ -358,8 +357,8 @@ Status HybridTableFactory::NewTableReader(
           props->db_id, table_reader_options.cur_db_session_id);
     }
     if (table_reader_options.level >= 0) {
-      context.counters->NoteLevel(props->column_family_id,
-                                  table_reader_options.level);
+      state->counters.NoteLevel(props->column_family_id,
+                                table_reader_options.level);
     }
   }
   table_reader->reset(

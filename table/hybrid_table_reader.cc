@@ -89,18 +89,8 @@ InternalIterator* HybridTableReader::NewIterator(
   }
   std::unique_ptr<ScanPrefetcher> prefetcher;
   if (prefetch) {
-    // The lookahead sees every entry, as the scan's own iterator does.
-    auto new_lookahead = [this, read_options, prefix_extractor, skip_filters,
-                          caller] {
-      return inner_->NewIterator(read_options, prefix_extractor,
-                                 /*arena=*/nullptr, skip_filters, caller,
-                                 /*compaction_readahead_size=*/0,
-                                 /*allow_unprepared_value=*/false);
-    };
     prefetcher.reset(
-        new ScanPrefetcher(this, new_lookahead, context_.blob_warmer,
-                           read_options, context_.user_comparator,
-                           prefix_extractor, context_.scan_prefetch_max));
+        new ScanPrefetcher(this, read_options, prefix_extractor, skip_filters));
   }
   // The caller owns an arena-placed iterator's memory and only runs its
   // destructor, so the wrapper lives in the same arena as the iterator it
@@ -288,8 +278,8 @@ Status HybridTableReader::VerifyChecksum(
 Status HybridTableReader::GetMediumFile(
     const IOOptions& io, uint64_t number,
     std::shared_ptr<MediumFileReader>* file) {
-  return context_.medium_files->Get(context_.fs, context_.dirs,
-                                    context_.file_options, io, number, file);
+  return context_.state->medium_files.Get(
+      context_.fs, context_.dirs, context_.file_options, io, number, file);
 }
 
 namespace {
@@ -404,13 +394,12 @@ void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
   Slice span;
   if (end < begin || !options.PrepareIO(context_.clock, &io).ok() ||
       !GetMediumFile(io, refs[first].pointer.file_number, &file).ok() ||
-      end > file->data_end() ||
+      !file->CheckHandle(refs[first].pointer.handle).ok() ||
+      !file->CheckHandle(last).ok() ||
       !file->ReadRange(io, begin, end - begin, &scratch, &span).ok()) {
     return;
   }
-  if (context_.counters != nullptr) {
-    context_.counters->resolve_bytes_read += end - begin;
-  }
+  context_.state->counters.resolve_bytes_read += end - begin;
   std::string value;
   for (size_t i = first; i < n; i++) {
     const MediumRecordHandle& h = refs[i].pointer.handle;
@@ -447,11 +436,10 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
 
 void HybridTableReader::RecordResolved(uint64_t value_bytes,
                                        uint64_t bytes_read) {
-  if (context_.counters != nullptr) {
-    context_.counters->medium_values_resolved++;
-    context_.counters->medium_bytes_resolved += value_bytes;
-    context_.counters->resolve_bytes_read += bytes_read;
-  }
+  DbCounters& counters = context_.state->counters;
+  counters.medium_values_resolved++;
+  counters.medium_bytes_resolved += value_bytes;
+  counters.resolve_bytes_read += bytes_read;
 }
 
 Status HybridTableReader::GetSecret(SipKey* secret) {

@@ -1,9 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,10 +28,9 @@ struct MediumReadContext {
   std::string
       db_id;  // from the table's properties; finds the secret for compactions
   std::shared_ptr<Cache>
-      block_cache;  // the inner table's; null when it has none
-  DbCounters* counters = nullptr;
-  MediumFileCache* medium_files = nullptr;  // the DB's open medium files
-  SystemClock* clock = nullptr;             // for ReadOptions::deadline
+      block_cache;               // the inner table's; null when it has none
+  DbState* state = nullptr;      // the DB's counters and open medium files
+  SystemClock* clock = nullptr;  // for ReadOptions::deadline
   // User scans warm BlobDB's values up to this many entries ahead
   // (ScanPrefetcher); 0: off.
   size_t scan_prefetch_max = 0;
@@ -159,6 +156,8 @@ class HybridTableReader : public TableReader {
   // missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
+  // The wrapped format's reader (ScanPrefetcher's lookahead reads through it).
+  TableReader* inner() const { return inner_.get(); }
   // The medium files this table points into, with the runs of its records.
   const MediumRefs& medium_refs() const { return refs_; }
   Status GetMediumFile(const IOOptions& io, uint64_t number,

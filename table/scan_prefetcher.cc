@@ -13,21 +13,40 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+namespace {
+
+// Sorts `items` by `key` and returns the [begin, end) ranges of neighbours
+// that `together(previous, item, size of its group so far)` keeps in one
+// group.
+template <typename T, typename Key, typename Together>
+std::vector<std::pair<size_t, size_t>> SortAndGroup(std::vector<T>* items,
+                                                    Key key,
+                                                    Together together) {
+  std::sort(items->begin(), items->end(),
+            [&](const T& a, const T& b) { return key(a) < key(b); });
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t i = 0; i < items->size(); i++) {
+    if (groups.empty() ||
+        !together((*items)[i - 1], (*items)[i], i - groups.back().first)) {
+      groups.emplace_back(i, i);
+    }
+    groups.back().second = i + 1;
+  }
+  return groups;
+}
+
+}  // namespace
 
 ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
-                               std::function<InternalIterator*()> new_lookahead,
-                               std::shared_ptr<BlobCacheWarmer> warmer,
                                const ReadOptions& read_options,
-                               const Comparator* user_comparator,
                                const SliceTransform* prefix_extractor,
-                               size_t max_window)
+                               bool skip_filters)
     : table_(table),
-      new_lookahead_(std::move(new_lookahead)),
-      warmer_(std::move(warmer)),
       read_options_(read_options),
-      user_comparator_(user_comparator),
+      medium_read_options_(read_options),
       prefix_extractor_(prefix_extractor),
-      max_window_(std::max<size_t>(max_window, 1)) {}
+      skip_filters_(skip_filters),
+      max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {}
 
 ScanPrefetcher::~ScanPrefetcher() = default;
 
@@ -50,7 +69,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
 
 bool ScanPrefetcher::BeyondEnd(const Slice& user_key) const {
   if (read_options_.iterate_upper_bound != nullptr &&
-      user_comparator_->CompareWithoutTimestamp(
+      table_->context().user_comparator->CompareWithoutTimestamp(
           user_key, /*a_has_ts=*/true, *read_options_.iterate_upper_bound,
           /*b_has_ts=*/false) >= 0) {
     return true;
@@ -64,44 +83,48 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
     // The scan left the warmed part by more than one entry (or nothing was
     // warmed since the seek): start where it stands.
     if (lookahead_ == nullptr) {
-      lookahead_.reset(new_lookahead_());
+      // It sees every entry, as the scan's own iterator does.
+      lookahead_.reset(table_->inner()->NewIterator(
+          read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
+          TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
+          /*allow_unprepared_value=*/false));
     }
     lookahead_->Seek(internal_key);
     warmed_end_ = consumed_;
     in_step_ = true;
   }
   Collect();
-  // Blob groups first, then medium spans: one task each.
-  const auto groups = BlobCacheWarmer::GroupByFile(&blobs_);
-  std::sort(medium_.begin(), medium_.end(),
-            [](const MediumValueRef& a, const MediumValueRef& b) {
-              return a.pointer.file_number != b.pointer.file_number
-                         ? a.pointer.file_number < b.pointer.file_number
-                         : a.pointer.handle.offset < b.pointer.handle.offset;
-            });
-  std::vector<std::pair<size_t, size_t>> spans;
-  for (size_t i = 0; i < medium_.size(); i++) {
-    const MediumPointer& p = medium_[i].pointer;
-    if (spans.empty()) {
-      spans.emplace_back(i, i);
-    } else {
-      const MediumPointer& prev = medium_[i - 1].pointer;
-      if (p.file_number != prev.file_number ||
-          p.handle.offset >
-              prev.handle.offset + prev.handle.size + kMediumRunMergeGap) {
-        spans.emplace_back(i, i);
-      }
-    }
-    spans.back().second = i + 1;
-  }
-  const MediumReadOptions medium_read(read_options_);
+  // One read task per group: a blob file's blobs (MultiRead), a medium
+  // file's run of records (one request).
+  const auto groups = SortAndGroup(
+      &blobs_,
+      [](const BlobCacheWarmer::Blob& b) {
+        return std::make_pair(b.file_number, b.offset);
+      },
+      [](const BlobCacheWarmer::Blob& prev, const BlobCacheWarmer::Blob& b,
+         size_t group_size) {
+        return b.file_number == prev.file_number &&
+               group_size < BlobCacheWarmer::kMaxGroup;
+      });
+  const auto spans = SortAndGroup(
+      &medium_,
+      [](const MediumValueRef& m) {
+        return std::make_pair(m.pointer.file_number, m.pointer.handle.offset);
+      },
+      [](const MediumValueRef& prev, const MediumValueRef& m, size_t) {
+        const MediumRecordHandle& h = prev.pointer.handle;
+        return m.pointer.file_number == prev.pointer.file_number &&
+               m.pointer.handle.offset <=
+                   h.offset + h.size + kMediumRunMergeGap;
+      });
   RunReadsInParallel(groups.size() + spans.size(), [&](size_t i) {
     if (i < groups.size()) {
-      warmer_->WarmGroup(read_options_, &blobs_[groups[i].first],
-                         groups[i].second - groups[i].first);
+      table_->context().blob_warmer->WarmGroup(
+          read_options_, &blobs_[groups[i].first],
+          groups[i].second - groups[i].first);
     } else {
       const auto& span = spans[i - groups.size()];
-      table_->WarmMediumValues(medium_read, &medium_[span.first],
+      table_->WarmMediumValues(medium_read_options_, &medium_[span.first],
                                span.second - span.first);
     }
   });
@@ -135,8 +158,9 @@ void ScanPrefetcher::Collect() {
                                           parsed.user_key.size() - ts_size)
                                         .ToString()});
       }
-    } else if (warmer_ != nullptr && index.DecodeFrom(value).ok() &&
-               !index.IsInlined() && index.file_number() != 0) {
+    } else if (table_->context().blob_warmer != nullptr &&
+               index.DecodeFrom(value).ok() && !index.IsInlined() &&
+               index.file_number() != 0) {
       // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
       blobs_.push_back({parsed.user_key.ToString(), index.file_number(),
                         index.offset(), index.size(), index.compression()});

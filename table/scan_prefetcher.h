@@ -2,13 +2,13 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium_readahead.h"
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
 #include "table/internal_iterator.h"
@@ -44,15 +44,12 @@ class ScanPrefetcher {
  public:
   static constexpr size_t kInitialWindow = 2;
 
-  // `new_lookahead` opens a second iterator over the table, once a window is
-  // needed. `warmer` may be null (no blob cache); medium values are warmed
-  // only when `table` has a block cache.
-  ScanPrefetcher(HybridTableReader* table,
-                 std::function<InternalIterator*()> new_lookahead,
-                 std::shared_ptr<BlobCacheWarmer> warmer,
-                 const ReadOptions& read_options,
-                 const Comparator* user_comparator,
-                 const SliceTransform* prefix_extractor, size_t max_window);
+  // For a scan of `table` with these arguments of its NewIterator. BlobDB's
+  // values are warmed when the table has a blob warmer (a blob cache), medium
+  // values when it has a block cache; the window's cap is the table's
+  // scan_prefetch_max. The second iterator is opened once a window is needed.
+  ScanPrefetcher(HybridTableReader* table, const ReadOptions& read_options,
+                 const SliceTransform* prefix_extractor, bool skip_filters);
   ~ScanPrefetcher();
 
   // The scan seeks (target: an internal key; null: to the first entry).
@@ -75,13 +72,12 @@ class ScanPrefetcher {
   bool BeyondEnd(const Slice& user_key) const;
 
   HybridTableReader* const table_;
-  const std::function<InternalIterator*()> new_lookahead_;
-  std::unique_ptr<InternalIterator> lookahead_;
-  const std::shared_ptr<BlobCacheWarmer> warmer_;
-  const ReadOptions read_options_;
-  const Comparator* const user_comparator_;
+  const ReadOptions read_options_;  // the lookahead keeps a reference to it
+  const MediumReadOptions medium_read_options_;
   const SliceTransform* const prefix_extractor_;
+  const bool skip_filters_;
   const size_t max_window_;
+  std::unique_ptr<InternalIterator> lookahead_;
 
   bool active_ = false;
   size_t window_ = 0;
