@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds RocksDB 9.10.0 in-tree with the HybridKV plugin, its stock tools, and our tests.
 #
-#   scripts/build.sh [--sanitize|--debug] [--rocksdb-src DIR|TARBALL] [target ...]
+#   scripts/build.sh [--sanitize|--debug] [--rocksdb-src DIR|TARBALL|VERSION] [target ...]
 #                                                     (default targets: see DEFAULT_TARGETS)
 #
 # --sanitize: AddressSanitizer and UndefinedBehaviorSanitizer. --debug: RocksDB's debug build
 # (assertions, and the kill points db_crashtest.py's whitebox mode needs).
 # --rocksdb-src: build against another RocksDB source (9.10 to 11.8): a source tree or a
 # .tar.gz of one. It is copied into the cache (the given tree is never modified) and the build
-# directory is keyed by its version and a hash of its files. Default: the pinned 9.10.0 from
-# Debian's source package (scripts/setup-deps.sh).
+# directory is keyed by its version and a hash of its files. A bare VERSION (9.11.2) fetches
+# Debian's source package of that version (scripts/setup-deps.sh). Default: the pinned 9.10.0
+# from Debian's source package.
 #
 # The build tree lives outside the repository, in $HYBRIDKV_CACHE (default ~/.cache/hybridkv),
 # keyed by RocksDB version and build flags, and compiles through ccache, so a rebuild after a
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --sanitize) sanitize=1 ;;
     --debug) debug=1 ;;
     --rocksdb-src) rocksdb_src=${2:?--rocksdb-src needs a directory or tarball}; shift ;;
-    -*) echo "usage: $0 [--sanitize|--debug] [--rocksdb-src DIR|TARBALL] [target ...]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--sanitize|--debug] [--rocksdb-src DIR|TARBALL|VERSION] [target ...]" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac
   shift
@@ -41,6 +42,13 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=("${DEFAULT_TARGETS[@]}")
 
 tarball=$("$REPO/scripts/setup-deps.sh" | tail -n 1)
+if [[ "$rocksdb_src" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] && [ ! -e "$rocksdb_src" ]; then
+  if [ "$rocksdb_src" = "$ROCKSDB_VERSION" ]; then
+    rocksdb_src=""  # the pinned default
+  else
+    rocksdb_src=$("$REPO/scripts/setup-deps.sh" "$rocksdb_src" | tail -n 1)
+  fi
+fi
 src_name=rocksdb-$ROCKSDB_VERSION
 if [ -n "$rocksdb_src" ]; then
   rocksdb_src=$(cd "$(dirname "$rocksdb_src")" && pwd)/$(basename "$rocksdb_src")

@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Installs HybridKV's build dependencies and fetches the pinned RocksDB source.
+# Installs HybridKV's build dependencies and fetches a RocksDB source from Debian.
+#
+#   scripts/setup-deps.sh [VERSION]      VERSION: 9.10.0 (default, the pinned one) or 9.11.2
 #
 # Idempotent: a second run installs nothing and downloads nothing.
 # Prints the path of the verified RocksDB tarball as its last line.
 #
-# The deb-src entry for Debian's `trixie` suite is derived from this machine's
-# own apt configuration (/etc/apt/sources.list.d/debian.sources), so that no
-# mirror host is ever written into the repository.
+# The source comes from Debian's source package (`apt-get source`), through a private apt state
+# under the cache directory: its deb-src entry is derived from this machine's own apt
+# configuration (/etc/apt/sources.list.d/debian.sources), so no mirror host is ever written into
+# the repository, and the machine's apt configuration is left as it is.
 set -euo pipefail
 
-ROCKSDB_VERSION=9.10.0
-ROCKSDB_DEB_VERSION=9.10.0-1
-ROCKSDB_SHA256=fdccab16133c9d927a183c2648bcea8d956fb41eb1df2aacaa73eb0b95e43724
+ROCKSDB_VERSION=${1:-9.10.0}
+# Each known version: the Debian suite that ships it, its Debian version, and the sha256 of its
+# .orig.tar.gz (checked after every download).
+case "$ROCKSDB_VERSION" in
+  9.10.0) SUITE=trixie ROCKSDB_DEB_VERSION=9.10.0-1
+    ROCKSDB_SHA256=fdccab16133c9d927a183c2648bcea8d956fb41eb1df2aacaa73eb0b95e43724 ;;
+  9.11.2) SUITE=forky ROCKSDB_DEB_VERSION=9.11.2-1
+    ROCKSDB_SHA256=4005068f5099c54c39968f3466da216e0a7b97fc78e1c51c722e643763058a5c ;;
+  *) echo "[setup] ERROR: no Debian source package known for RocksDB $ROCKSDB_VERSION" \
+       "(known: 9.10.0, 9.11.2); pass a source tree or tarball with --rocksdb-src instead" >&2
+     exit 2 ;;
+esac
 CACHE_DIR=${HYBRIDKV_CACHE:-$HOME/.cache/hybridkv}
 SRC_DIR=$CACHE_DIR/src
 TARBALL=$SRC_DIR/rocksdb_${ROCKSDB_VERSION}.orig.tar.gz
@@ -30,33 +42,9 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-
-# A deb-src entry for trixie, pointing at whatever Debian archive this machine already uses.
-SRC_LIST=/etc/apt/sources.list.d/hybridkv-trixie-src.sources
-need_update=0
-if [ ! -f "$SRC_LIST" ]; then
-  sources=/etc/apt/sources.list.d/debian.sources
-  [ -f "$sources" ] || die "cannot derive a deb-src entry: $sources does not exist"
-  # The first stanza's URIs/Signed-By are the main archive (the security archive comes later).
-  uri=$(awk '/^URIs:/ {print $2; exit}' "$sources")
-  keyring=$(awk '/^Signed-By:/ {print $2; exit}' "$sources")
-  [ -n "$uri" ] || die "cannot derive a deb-src entry: no 'URIs:' line in $sources"
-  log "adding deb-src entry for trixie (derived from $sources)"
-  {
-    echo "Types: deb-src"
-    echo "URIs: $uri"
-    echo "Suites: trixie"
-    echo "Components: main"
-    [ -n "$keyring" ] && echo "Signed-By: $keyring"
-  } | $SUDO tee "$SRC_LIST" >/dev/null
-  need_update=1
-fi
-
-if [ ${#missing[@]} -gt 0 ] || { [ ! -f "$TARBALL" ] && [ $need_update -eq 1 ]; }; then
+if [ ${#missing[@]} -gt 0 ]; then
   log "apt-get update"
   $SUDO apt-get update -qq || die "apt-get update failed; check the machine's apt configuration"
-fi
-if [ ${#missing[@]} -gt 0 ]; then
   log "installing: ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" \
     || die "apt-get install failed for: ${missing[*]}"
@@ -64,18 +52,41 @@ fi
 
 verify() { echo "$ROCKSDB_SHA256  $1" | sha256sum -c --status; }
 
+# apt-get with a private state holding only the deb-src entry for $SUITE.
+private_apt() {
+  local apt_dir=$CACHE_DIR/apt/$SUITE
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/sources.list.d"
+  if [ ! -f "$apt_dir/sources.list.d/$SUITE-src.sources" ]; then
+    local sources=/etc/apt/sources.list.d/debian.sources uri keyring
+    [ -f "$sources" ] || die "cannot derive a deb-src entry: $sources does not exist"
+    # The first stanza's URIs/Signed-By are the main archive (the security archive comes later).
+    uri=$(awk '/^URIs:/ {print $2; exit}' "$sources")
+    keyring=$(awk '/^Signed-By:/ {print $2; exit}' "$sources")
+    [ -n "$uri" ] || die "cannot derive a deb-src entry: no 'URIs:' line in $sources"
+    {
+      echo "Types: deb-src"
+      echo "URIs: $uri"
+      echo "Suites: $SUITE"
+      echo "Components: main"
+      [ -n "$keyring" ] && echo "Signed-By: $keyring"
+    } >"$apt_dir/sources.list.d/$SUITE-src.sources"
+    : >"$apt_dir/sources.list"
+  fi
+  apt-get -o Dir::Etc::SourceList="$apt_dir/sources.list" \
+    -o Dir::Etc::SourceParts="$apt_dir/sources.list.d" -o Dir::State::Lists="$apt_dir/lists" \
+    -o Dir::Cache="$apt_dir" -o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
+}
+
 if [ -f "$TARBALL" ] && verify "$TARBALL"; then
   log "RocksDB $ROCKSDB_VERSION source already present and verified"
 else
   mkdir -p "$SRC_DIR"
   rm -f "$TARBALL"
-  log "downloading Debian source package rocksdb=$ROCKSDB_DEB_VERSION"
+  log "downloading Debian source package rocksdb=$ROCKSDB_DEB_VERSION ($SUITE)"
+  private_apt update -qq || die "apt-get update of the $SUITE deb-src entry failed (in $CACHE_DIR/apt/$SUITE)"
   tmp=$(mktemp -d)
-  if ! (cd "$tmp" && apt-get source --download-only --tar-only "rocksdb=$ROCKSDB_DEB_VERSION" >&2); then
-    $SUDO apt-get update -qq || true
-    (cd "$tmp" && apt-get source --download-only --tar-only "rocksdb=$ROCKSDB_DEB_VERSION" >&2) \
-      || die "download failed: 'apt-get source rocksdb=$ROCKSDB_DEB_VERSION' did not fetch the tarball (is the trixie deb-src entry in $SRC_LIST reachable?)"
-  fi
+  (cd "$tmp" && private_apt source --download-only --tar-only "rocksdb=$ROCKSDB_DEB_VERSION" >&2) \
+    || die "download failed: 'apt-get source rocksdb=$ROCKSDB_DEB_VERSION' from $SUITE did not fetch the tarball"
   [ -f "$tmp/rocksdb_${ROCKSDB_VERSION}.orig.tar.gz" ] \
     || die "download failed: apt-get source produced no rocksdb_${ROCKSDB_VERSION}.orig.tar.gz"
   if ! verify "$tmp/rocksdb_${ROCKSDB_VERSION}.orig.tar.gz"; then

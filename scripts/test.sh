@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything (installing dependencies with apt-get when missing) and runs the tests.
 #
-#   scripts/test.sh [--sanitize] [--long] [--rocksdb-src DIR|TARBALL] [ctest args...]
+#   scripts/test.sh [--sanitize] [--long] [--rocksdb-src DIR|TARBALL|VERSION] [ctest args...]
 #                                                   e.g. scripts/test.sh -R Options
 #
 # --sanitize builds and runs everything under AddressSanitizer and UndefinedBehaviorSanitizer
@@ -18,7 +18,7 @@ rocksdb_src=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) sanitize=1 ;;
-    --rocksdb-src) rocksdb_src=(--rocksdb-src "${2:?--rocksdb-src needs a directory or tarball}"); shift ;;
+    --rocksdb-src) rocksdb_src=(--rocksdb-src "${2:?--rocksdb-src needs a directory, tarball or version}"); shift ;;
     --long) export HYBRIDKV_LONG=1 ;;
     *) break ;;
   esac

@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 
+#include <cstring>
+
 #include "db/dbformat.h"
 #include "db/merge_context.h"
 #include "memory/arena.h"
@@ -11,8 +13,6 @@
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/merge_operator.h"
 #include "table/get_context.h"
-#include "util/coding.h"
-#include "util/hash.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -32,6 +32,21 @@ class StopAtMergeOperator : public MergeOperator {
     return true;
   }
 };
+
+void AddGetContextStats(const GetContextStats& from, GetContextStats* to) {
+  // Every member is a uint64_t counter (9.10 through 11.8).
+  constexpr size_t kCounters = sizeof(GetContextStats) / sizeof(uint64_t);
+  static_assert(kCounters * sizeof(uint64_t) == sizeof(GetContextStats),
+                "GetContextStats holds more than uint64_t counters");
+  uint64_t sum[kCounters];
+  uint64_t add[kCounters];
+  memcpy(sum, to, sizeof(sum));
+  memcpy(add, &from, sizeof(add));
+  for (size_t i = 0; i < kCounters; i++) {
+    sum[i] += add[i];
+  }
+  memcpy(to, sum, sizeof(sum));
+}
 
 }  // namespace
 
@@ -157,6 +172,10 @@ Status HybridTableReader::GetByProbe(const ReadOptions& read_options,
                    &is_blob_index);
   Status s =
       inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
+  // The probe's block cache hits and misses are the caller's: Version::Get
+  // reports them to the DB's statistics from the caller's GetContext.
+  AddGetContextStats(probe.get_context_stats_,
+                     &get_context->get_context_stats_);
   if (s.subcode() == Status::SubCode::kMergeOperatorFailed) {
     // The probe stopped at a merge operand, as StopAtMergeOperator makes it
     // (RocksDB 11 reports that as the Get's status; 9.x only in the state).
@@ -282,107 +301,29 @@ Status HybridTableReader::GetMediumFile(
       context_.fs, context_.dirs, context_.file_options, io, number, file);
 }
 
-namespace {
-
-// A medium value in the block cache. The cache key is a 64-bit hash, so the
-// entry also keeps what it is for: a collision is a miss, never another key's
-// value.
-struct CachedMediumValue {
-  uint64_t file_number;
-  std::string user_key;
-  std::string value;
-};
-
-const Cache::CacheItemHelper kCachedMediumValueHelper(
-    CacheEntryRole::kOtherBlock,
-    [](Cache::ObjectPtr obj, MemoryAllocator* /*allocator*/) {
-      delete static_cast<CachedMediumValue*>(obj);
-    });
-
-// 16 bytes, as every RocksDB cache accepts: hash(DB id, file number) and
-// offset.
-std::string CacheKey(const MediumReadContext& context,
-                     const MediumPointer& pointer) {
-  // A checkpoint keeps its source's DB id but numbers new files on its own:
-  // the directory tells them apart.
-  const std::string& dir = context.dirs.front();
-  const uint64_t dir_hash = Hash64(dir.data(), dir.size());
-  std::string key;
-  PutFixed64(&key, Hash64(context.db_id.data(), context.db_id.size(),
-                          dir_hash ^ pointer.file_number));
-  PutFixed64(&key, pointer.handle.offset);
-  return key;
-}
-
-}  // namespace
-
-bool HybridTableReader::LookupMediumValue(const MediumPointer& pointer,
-                                          const Slice& user_key,
-                                          std::string* value) {
-  Cache* cache = context_.block_cache.get();
-  if (cache == nullptr) {
-    return false;
-  }
-  Cache::Handle* h = cache->Lookup(CacheKey(context_, pointer));
-  if (h == nullptr) {
-    return false;
-  }
-  const auto* cached = static_cast<const CachedMediumValue*>(cache->Value(h));
-  const bool hit = cached->file_number == pointer.file_number &&
-                   cached->user_key == user_key;
-  if (hit && value != nullptr) {
-    value->assign(cached->value);
-  }
-  cache->Release(h);
-  return hit;
-}
-
-Status HybridTableReader::ReadMediumValue(const MediumReadOptions& options,
-                                          const MediumPointer& pointer,
-                                          const Slice& user_key,
-                                          std::string* value) {
-  IOOptions io;
-  Status s = options.PrepareIO(context_.clock, &io);
-  std::shared_ptr<MediumFileReader> file;
-  if (s.ok()) {
-    s = GetMediumFile(io, pointer.file_number, &file);
-  }
-  if (s.ok()) {
-    s = file->Read(io, pointer.handle, user_key, value);
-  }
-  if (s.ok() && options.fill_cache()) {
-    CacheMediumValue(pointer, user_key, *value);
-  }
-  return s;
-}
-
-void HybridTableReader::CacheMediumValue(const MediumPointer& pointer,
-                                         const Slice& user_key,
-                                         const std::string& value) {
-  Cache* cache = context_.block_cache.get();
-  if (cache == nullptr) {
-    return;
-  }
-  auto* entry =
-      new CachedMediumValue{pointer.file_number, user_key.ToString(), value};
-  const size_t charge =
-      sizeof(*entry) + entry->user_key.size() + entry->value.size();
-  if (!cache
-           ->Insert(CacheKey(context_, pointer), entry,
-                    &kCachedMediumValueHelper, charge)
-           .ok()) {
-    delete entry;  // a full strict-capacity cache: the read itself succeeded
-  }
+MediumBlockCache HybridTableReader::BlocksOf(uint64_t file_number) const {
+  return MediumBlockCache(
+      context_.block_cache.get(),
+      MediumBlockCache::FileKey(context_.db_id, context_.dirs.front(),
+                                file_number),
+      file_number);
 }
 
 void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
                                          const MediumValueRef* refs, size_t n) {
+  if (n == 0 || options.block_cache_only() || !options.fill_cache()) {
+    return;
+  }
+  const MediumBlockCache blocks = BlocksOf(refs[0].pointer.file_number);
+  std::string scratch;
+  Slice bytes;
   size_t first = 0;
-  while (first < n && LookupMediumValue(refs[first].pointer,
-                                        refs[first].user_key, nullptr)) {
+  while (first < n && blocks.Lookup(refs[first].pointer.handle.offset,
+                                    refs[first].pointer.handle.size, &scratch,
+                                    &bytes)) {
     first++;
   }
-  if (first == n || options.block_cache_only() || !options.fill_cache()) {
+  if (first == n) {
     return;
   }
   const MediumRecordHandle& last = refs[n - 1].pointer.handle;
@@ -390,48 +331,65 @@ void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
   const uint64_t end = last.offset + last.size;
   IOOptions io;
   std::shared_ptr<MediumFileReader> file;
-  std::string scratch;
-  Slice span;
+  uint64_t bytes_read = 0;
   if (end < begin || !options.PrepareIO(context_.clock, &io).ok() ||
       !GetMediumFile(io, refs[first].pointer.file_number, &file).ok() ||
       !file->CheckHandle(refs[first].pointer.handle).ok() ||
       !file->CheckHandle(last).ok() ||
-      !file->ReadRange(io, begin, end - begin, &scratch, &span).ok()) {
-    return;
+      !blocks
+           .Read(io, *file, begin, end - begin, /*fill_cache=*/true, &scratch,
+                 &bytes, &bytes_read)
+           .ok()) {
+    return;  // each value's own read reports the error
   }
-  context_.state->counters.resolve_bytes_read += end - begin;
-  std::string value;
-  for (size_t i = first; i < n; i++) {
-    const MediumRecordHandle& h = refs[i].pointer.handle;
-    if (h.offset < begin || h.offset + h.size > end ||
-        !file->DecodeRecord(h.offset,
-                            Slice(span.data() + (h.offset - begin), h.size),
-                            refs[i].user_key, &value)
-             .ok()) {
-      continue;
-    }
-    CacheMediumValue(refs[i].pointer, refs[i].user_key, value);
-  }
+  context_.state->counters.resolve_bytes_read += bytes_read;
 }
 
 Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
                                          const MediumPointer& pointer,
                                          const Slice& user_key,
                                          std::string* value) {
-  if (LookupMediumValue(pointer, user_key, value)) {
-    RecordResolved(value->size(), 0);
-    return Status::OK();
+  const MediumRecordHandle& handle = pointer.handle;
+  const MediumBlockCache blocks = BlocksOf(pointer.file_number);
+  std::string scratch;
+  Slice record;
+  uint64_t bytes_read = 0;
+  std::shared_ptr<MediumFileReader> file;
+  if (!blocks.Lookup(handle.offset, handle.size, &scratch, &record)) {
+    if (options.block_cache_only()) {
+      return Status::Incomplete(
+          "HybridKV: medium value not in the block cache, and the read allows "
+          "no I/O (read_tier=kBlockCacheTier)");
+    }
+    IOOptions io;
+    Status s = options.PrepareIO(context_.clock, &io);
+    if (s.ok()) {
+      s = GetMediumFile(io, pointer.file_number, &file);
+    }
+    if (s.ok()) {
+      s = file->CheckHandle(handle);
+    }
+    if (s.ok()) {
+      s = blocks.Read(io, *file, handle.offset, handle.size,
+                      options.fill_cache(), &scratch, &record, &bytes_read);
+    }
+    if (!s.ok()) {
+      return s;
+    }
   }
-  if (options.block_cache_only()) {
-    return Status::Incomplete(
-        "HybridKV: medium value not in the block cache, and the read allows no "
-        "I/O (read_tier=kBlockCacheTier)");
+  Slice key, v;
+  if (!DecodeMediumRecord(record, &key, &v).ok() || key != user_key) {
+    // Rare: open the file (if the bytes came from the cache) for an error
+    // that names it.
+    IOOptions io;
+    Status s = file != nullptr ? Status::OK()
+                               : GetMediumFile(io, pointer.file_number, &file);
+    return s.ok() ? file->DecodeRecord(handle.offset, record, user_key, value)
+                  : s;
   }
-  Status s = ReadMediumValue(options, pointer, user_key, value);
-  if (s.ok()) {
-    RecordResolved(value->size(), pointer.handle.size);
-  }
-  return s;
+  value->assign(v.data(), v.size());
+  RecordResolved(value->size(), bytes_read);
+  return Status::OK();
 }
 
 void HybridTableReader::RecordResolved(uint64_t value_bytes,

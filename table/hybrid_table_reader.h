@@ -7,6 +7,7 @@
 
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/db_state.h"
+#include "plugin/hybridkv/blob/medium_block_cache.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
@@ -175,15 +176,8 @@ class HybridTableReader : public TableReader {
                        GetContext* get_context,
                        const SliceTransform* prefix_extractor,
                        bool skip_filters);
-  // The value `pointer` refers to, from the block cache; false on a miss.
-  bool LookupMediumValue(const MediumPointer& pointer, const Slice& user_key,
-                         std::string* value);
-  // Reads it from its medium file, and caches it if `options` allow.
-  Status ReadMediumValue(const MediumReadOptions& options,
-                         const MediumPointer& pointer, const Slice& user_key,
-                         std::string* value);
-  void CacheMediumValue(const MediumPointer& pointer, const Slice& user_key,
-                        const std::string& value);
+  // Medium file `file_number`'s blocks in the block cache.
+  MediumBlockCache BlocksOf(uint64_t file_number) const;
   bool ScanPrefetchApplies(const ReadOptions& read_options,
                            TableReaderCaller caller) const;
 

@@ -27,6 +27,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/statistics.h"
 #include "rocksdb/sst_file_writer.h"
 #include "test_util.h"
 
@@ -580,9 +581,11 @@ TEST(HybridPlacementTest, ReverseAndDirectionChangesOverVersions) {
 
 // A DB without auto compactions holding keys 0..99, each with `value`, in one
 // flushed SST.
-std::unique_ptr<DB> OpenWithOneMediumSst(const test::ScratchDir& dir,
-                                         const std::string& value) {
+std::unique_ptr<DB> OpenWithOneMediumSst(
+    const test::ScratchDir& dir, const std::string& value,
+    std::shared_ptr<Statistics> statistics = nullptr) {
   Options options = MakeOptions();
+  options.statistics = std::move(statistics);
   options.disable_auto_compactions = true;
   auto db = Open(options, dir.path());
   for (int k = 0; k < 100; ++k) {
@@ -614,6 +617,19 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
             after_first.medium_values_resolved + 1);
   EXPECT_EQ(after_second.resolve_bytes_read,
             after_first.resolve_bytes_read);  // a hit does not
+  // The cache holds the medium file's blocks, not single values: key 43's
+  // record (about 520 bytes after key 42's) came in key 42's 4 KiB block.
+  ASSERT_OK(db->Get(ReadOptions(), Key(43), &v));
+  ASSERT_EQ(v, medium);
+  HybridStatistics after_neighbour;
+  ASSERT_OK(GetStatistics(db.get(), &after_neighbour));
+  EXPECT_EQ(after_neighbour.resolve_bytes_read, after_first.resolve_bytes_read);
+  // Key 90 lies blocks away: a read.
+  ASSERT_OK(db->Get(ReadOptions(), Key(90), &v));
+  ASSERT_EQ(v, medium);
+  HybridStatistics after_far;
+  ASSERT_OK(GetStatistics(db.get(), &after_far));
+  EXPECT_GT(after_far.resolve_bytes_read, after_neighbour.resolve_bytes_read);
 }
 
 // Medium reads follow the caller's ReadOptions: a kBlockCacheTier read does no
@@ -622,25 +638,31 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
 TEST(HybridPlacementTest, MediumReadsHonourReadOptions) {
   test::ScratchDir dir("readopts");
   const std::string medium(500, 'm');
-  auto db = OpenWithOneMediumSst(dir, medium);
+  std::shared_ptr<Statistics> statistics = CreateDBStatistics();
+  auto db = OpenWithOneMediumSst(dir, medium, statistics);
   std::string v;
   ASSERT_OK(db->Get(ReadOptions(), Key(42), &v));  // caches its data block
   ReadOptions cache_only;
   cache_only.read_tier = kBlockCacheTier;
   ASSERT_OK(db->Get(cache_only, Key(42), &v));  // the value is cached too
   EXPECT_EQ(v, medium);
-  // Key 43 shares the data block, but its medium value was never read.
-  Status s = db->Get(cache_only, Key(43), &v);
+  // Key 47 shares key 42's SST data block (the read misses no data block),
+  // but its 531-byte medium record starts in the medium file's next 4 KiB
+  // block, which was never read.
+  const uint64_t data_misses =
+      statistics->getTickerCount(BLOCK_CACHE_DATA_MISS);
+  Status s = db->Get(cache_only, Key(47), &v);
   EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
+  EXPECT_EQ(statistics->getTickerCount(BLOCK_CACHE_DATA_MISS), data_misses);
   ReadOptions no_fill;
   no_fill.fill_cache = false;
-  ASSERT_OK(db->Get(no_fill, Key(43), &v));
+  ASSERT_OK(db->Get(no_fill, Key(47), &v));
   EXPECT_EQ(v, medium);
-  s = db->Get(cache_only, Key(43), &v);
+  s = db->Get(cache_only, Key(47), &v);
   EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
   // Iterators too.
   std::unique_ptr<Iterator> it(db->NewIterator(cache_only));
-  it->Seek(Key(44));
+  it->Seek(Key(48));
   EXPECT_TRUE(!it->Valid() && it->status().IsIncomplete())
       << it->status().ToString();
 }
