@@ -18,6 +18,7 @@
 // it would have without warming.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -97,6 +98,26 @@ class BlobCacheWarmer {
 // the file system, io_uring or not, which RocksDB's MultiRead offers only
 // within one file.
 void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task);
+
+// Sorts `items` by `key` and returns the [begin, end) ranges of neighbours
+// that `together(previous, item, size of its group so far)` keeps in one
+// group: the batches of one read each.
+template <typename T, typename Key, typename Together>
+std::vector<std::pair<size_t, size_t>> SortAndGroup(std::vector<T>* items,
+                                                    Key key,
+                                                    Together together) {
+  std::sort(items->begin(), items->end(),
+            [&](const T& a, const T& b) { return key(a) < key(b); });
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t i = 0; i < items->size(); i++) {
+    if (groups.empty() ||
+        !together((*items)[i - 1], (*items)[i], i - groups.back().first)) {
+      groups.emplace_back(i, i);
+    }
+    groups.back().second = i + 1;
+  }
+  return groups;
+}
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -106,11 +106,8 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
       new MediumFileWriter(fs, path, std::move(file), io));
   char header[MediumFileHeader::kEncodedLength];
   MediumFileHeader().EncodeTo(header);
-  s = w->file_->Append(io, Slice(header, sizeof(header)));
-  if (!s.ok()) {
-    w->Abandon();
-    return s;
-  }
+  w->buffer_.reserve(2 * kAppendSize);
+  w->buffer_.append(header, sizeof(header));
   w->offset_ = sizeof(header);
   *writer = std::move(w);
   return s;
@@ -118,37 +115,46 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
 
 IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
                                MediumRecordHandle* handle) {
-  scratch_.assign(4, '\0');  // crc, filled in below
-  PutVarint32(&scratch_, static_cast<uint32_t>(user_key.size()));
-  PutVarint32(&scratch_, static_cast<uint32_t>(value.size()));
-  scratch_.append(user_key.data(), user_key.size());
-  scratch_.append(value.data(), value.size());
-  EncodeFixed32(&scratch_[0], crc32c::Mask(crc32c::Value(scratch_.data() + 4,
-                                                         scratch_.size() - 4)));
-  IOStatus s = file_->Append(io_, scratch_);
-  if (!s.ok()) {
-    return s;
-  }
+  // Records are framed in place in `buffer_`, which goes to the file in large
+  // appends. With one WritableFileWriter::Append per record, its
+  // FinalizeIOOptions alone took 4% of the flush thread's samples (MD load,
+  // perf record -e cpu-clock).
+  const size_t start = buffer_.size();
+  buffer_.append(4, '\0');  // crc, filled in below
+  PutVarint32(&buffer_, static_cast<uint32_t>(user_key.size()));
+  PutVarint32(&buffer_, static_cast<uint32_t>(value.size()));
+  buffer_.append(user_key.data(), user_key.size());
+  buffer_.append(value.data(), value.size());
+  const size_t size = buffer_.size() - start;
+  EncodeFixed32(&buffer_[start], crc32c::Mask(crc32c::Value(
+                                     buffer_.data() + start + 4, size - 4)));
   handle->offset = offset_;
-  handle->size = static_cast<uint32_t>(scratch_.size());
-  offset_ += scratch_.size();
+  handle->size = static_cast<uint32_t>(size);
+  offset_ += size;
   num_records_++;
   value_bytes_ += value.size();
+  return buffer_.size() >= kAppendSize ? FlushBuffer() : IOStatus::OK();
+}
+
+IOStatus MediumFileWriter::FlushBuffer() {
+  IOStatus s = file_->Append(io_, buffer_);
+  buffer_.clear();
   return s;
 }
 
-IOStatus MediumFileWriter::Finish() {
+IOStatus MediumFileWriter::Finish(bool sync_directory) {
   MediumFileFooter f;
   f.record_count = num_records_;
   f.data_end = offset_;
   char footer[MediumFileFooter::kEncodedLength];
   f.EncodeTo(footer);
   const IOOptions& io = io_;
-  IOStatus s = file_->Append(io, Slice(footer, sizeof(footer)));
+  buffer_.append(footer, sizeof(footer));
+  IOStatus s = FlushBuffer();
   if (s.ok()) s = file_->Sync(io, /*use_fsync=*/true);
   if (s.ok()) s = file_->Close(io);
-  if (s.ok()) {
-    offset_ += sizeof(footer);
+  if (s.ok()) offset_ += sizeof(footer);
+  if (s.ok() && sync_directory) {
     std::unique_ptr<FSDirectory> dir;
     s = fs_->NewDirectory(DirName(path_), io, &dir, nullptr);
     if (s.ok())

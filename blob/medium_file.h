@@ -110,9 +110,12 @@ class MediumFileWriter {
   IOStatus Add(const Slice& user_key, const Slice& value,
                MediumRecordHandle* handle);
 
-  // Writes the footer, then syncs the file and its directory: the file is
-  // durable before the SST that points into it can become part of a Version.
-  IOStatus Finish();
+  // Writes the footer, then syncs the file and, with `sync_directory`, its
+  // directory: the file is durable before the SST that points into it can
+  // become part of a Version. A flush passes false: RocksDB's flush job
+  // fsyncs the SST's directory, where the medium file lives, before it logs
+  // the version edit (FlushJob::WriteLevel0Table, 9.10 through 11.8).
+  IOStatus Finish(bool sync_directory = true);
 
   // Closes and deletes the file (a failed or empty build).
   void Abandon();
@@ -129,8 +132,14 @@ class MediumFileWriter {
   std::shared_ptr<FileSystem> fs_;
   const IOOptions io_;
   std::string path_;
+  // Appends `buffer_` to the file and empties it.
+  IOStatus FlushBuffer();
+
+  // Records wait in `buffer_` until it holds this many bytes.
+  static constexpr size_t kAppendSize = 64 << 10;
+
   std::unique_ptr<WritableFileWriter> file_;
-  std::string scratch_;
+  std::string buffer_;  // framed records not yet appended to file_
   uint64_t offset_ = 0;
   uint64_t num_records_ = 0;
   uint64_t value_bytes_ = 0;

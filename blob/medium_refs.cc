@@ -40,18 +40,12 @@ void EncodeRefs(const MediumRefs& refs, std::string* out) {
   }
 }
 
+// Writes the references its builder records (MediumRefsCollectorFactory).
 class MediumRefsCollector : public InternalTblPropColl {
  public:
-  Status InternalAdd(const Slice& key, const Slice& value,
+  explicit MediumRefsCollector(MediumRefs* refs) : refs_(*refs) {}
+  Status InternalAdd(const Slice& /*key*/, const Slice& /*value*/,
                      uint64_t /*file_size*/) override {
-    // Only our builder writes kTypeBlobIndex entries with the pointer tag;
-    // BlobDB's own blob indexes have type bytes below 3.
-    if (ExtractValueType(key) == kTypeBlobIndex && MayBeMediumPointer(value)) {
-      MediumPointer p;
-      if (PeekMediumPointer(value, &p)) {
-        refs_[p.file_number].AddRecord(p.handle.offset, p.handle.size);
-      }
-    }
     return Status::OK();
   }
   void BlockAdd(uint64_t, uint64_t, uint64_t) override {}
@@ -79,7 +73,7 @@ class MediumRefsCollector : public InternalTblPropColl {
   }
 
  private:
-  MediumRefs refs_;
+  MediumRefs& refs_;  // the builder's
 };
 
 }  // namespace
@@ -141,7 +135,7 @@ MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered) {
 
 InternalTblPropColl* MediumRefsCollectorFactory::CreateInternalTblPropColl(
     uint32_t, int, int, SequenceNumber) {
-  return new MediumRefsCollector();
+  return new MediumRefsCollector(refs_);
 }
 
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,

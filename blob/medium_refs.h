@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium files an SST references, recorded in its table properties by a
-// collector that sees every entry as written. Lifecycle (reference counting
+// The medium files an SST references, recorded in its table properties by
+// the builder that writes its pointers. Lifecycle (reference counting
 // and hole punching, medium_lifecycle.h) and the reader's fast path (SSTs
 // without references delegate straight to the inner table) rely on it.
 //
@@ -96,15 +96,23 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs);
 
-// Creates the refs collector; add it to a builder's internal collectors.
+// Creates the refs collector of one builder; add it to the builder's internal
+// collectors. The builder records each pointer it writes in `*refs`, which
+// outlives the collector, and the collector writes them to the property: the
+// builder already holds every pointer decoded, and a collector seeing only
+// the entries would decode each one again.
 class MediumRefsCollectorFactory : public InternalTblPropCollFactory {
  public:
+  explicit MediumRefsCollectorFactory(MediumRefs* refs) : refs_(refs) {}
   InternalTblPropColl* CreateInternalTblPropColl(
       uint32_t column_family_id, int level_at_creation, int num_levels,
       SequenceNumber last_level_inclusive_max_seqno_threshold) override;
   const char* Name() const override {
     return "HybridKVMediumRefsCollectorFactory";
   }
+
+ private:
+  MediumRefs* const refs_;
 };
 
 // Lets a builder hand the inner builder its own collector list: forwards to a

@@ -72,7 +72,7 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
           new ForwardingCollectorFactory(f.get()));
     }
   }
-  collector_factories_.emplace_back(new MediumRefsCollectorFactory());
+  collector_factories_.emplace_back(new MediumRefsCollectorFactory(&refs_));
   inner_.reset(inner_factory.NewTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
 
@@ -82,6 +82,10 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   switch (tbo.reason) {
     case TableFileCreationReason::kFlush:
+      // The flush job fsyncs the directory itself (MediumFileWriter::Finish).
+      sync_medium_directory_ = false;
+      mode_ = Mode::kExtract;
+      break;
     case TableFileCreationReason::kRecovery:
       mode_ = Mode::kExtract;
       break;
@@ -151,8 +155,14 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
   }
   const ValueType type = ExtractValueType(key);
   if (mode_ == Mode::kPassThrough || type != kTypeValue) {
-    if (mode_ == Mode::kExtract && type == kTypeBlobIndex) {
-      large_values_++;  // BlobDB took it at flush, before us
+    if (type == kTypeBlobIndex) {
+      if (mode_ == Mode::kExtract) {
+        large_values_++;  // BlobDB took it at flush, before us
+      }
+      // One of our pointers already typed as such (not from our own input
+      // iterators, which retype them; kept for whatever else copies one).
+      MediumPointer pointer;
+      if (PeekMediumPointer(value, &pointer)) NoteReference(pointer);
     }
     inner_->Add(key, value);
     return;
@@ -180,6 +190,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
     case Mode::kKeepPointers:
       if (IsPointer(value, mac_key, &pointer)) {
         kept_++;
+        NoteReference(pointer);
         AddRetyped(key, kTypeBlobIndex, value);
         return;
       }
@@ -229,9 +240,20 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
     status_ = medium_io_status_ = s;
     return;
   }
+  NoteReference(pointer);
   value_buffer_.clear();
   EncodeMediumPointer(secret_, pointer, mac_key, &value_buffer_);
   AddRetyped(key, kTypeBlobIndex, value_buffer_);
+}
+
+void HybridTableBuilder::NoteReference(const MediumPointer& pointer) {
+  // Pointers mostly arrive grouped by file (flush: one file; compaction: runs
+  // of each input), so the last file's entry is usually the one.
+  if (last_ref_ == nullptr || last_ref_number_ != pointer.file_number) {
+    last_ref_number_ = pointer.file_number;
+    last_ref_ = &refs_[pointer.file_number];
+  }
+  last_ref_->AddRecord(pointer.handle.offset, pointer.handle.size);
 }
 
 void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
@@ -265,7 +287,7 @@ Status HybridTableBuilder::Finish() {
   // The medium file is durable before the SST exists, and so before the version
   // edit that makes the SST live.
   if (medium_ != nullptr) {
-    medium_io_status_ = medium_->Finish();
+    medium_io_status_ = medium_->Finish(sync_medium_directory_);
     status_ = medium_io_status_;
     if (!status_.ok()) {
       closed_ = true;

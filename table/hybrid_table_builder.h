@@ -87,6 +87,7 @@ class HybridTableBuilder : public TableBuilder {
   const size_t timestamp_size_;
   const std::shared_ptr<FileSystem> fs_;
   FileOptions medium_file_options_;
+  bool sync_medium_directory_ = true;
   Logger* const logger_;
   DbState* const state_;
   BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends
@@ -100,6 +101,14 @@ class HybridTableBuilder : public TableBuilder {
   IOOptions merge_io_;   // merge-level reads of medium files
   bool closed_ = false;  // the inner builder was finished or abandoned
 
+  // Records that the SST points to `pointer`'s record (refs_).
+  void NoteReference(const MediumPointer& pointer);
+
+  // The medium records this SST points to, which our refs collector writes
+  // to its properties. Declared before inner_, which owns the collector.
+  MediumRefs refs_;
+  MediumFileRef* last_ref_ = nullptr;  // refs_[last_ref_number_]
+  uint64_t last_ref_number_ = 0;
   // The inner builder's collectors: RocksDB's, forwarded, plus our refs
   // collector. Declared before inner_, which uses them until it is destroyed.
   InternalTblPropCollFactories collector_factories_;

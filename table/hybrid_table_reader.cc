@@ -130,14 +130,72 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     return inner_->Get(read_options, key, get_context, prefix_extractor,
                        skip_filters);
   }
-  bool answered = false;
-  Status s = GetByProbe(read_options, key, get_context, prefix_extractor,
-                        skip_filters, &answered);
-  if (!s.ok() || answered) {
+  ProbeResult probe;
+  Status s = Probe(read_options, key, get_context, prefix_extractor,
+                   skip_filters, &probe);
+  if (s.ok() && probe.outcome == ProbeResult::kPointer) {
+    s = SaveResolved(MediumReadOptions(read_options), key, get_context, &probe);
+  }
+  if (!s.ok() || probe.outcome != ProbeResult::kIterator) {
     return s;
   }
   return GetByIterator(read_options, key, get_context, prefix_extractor,
                        skip_filters);
+}
+
+// Each key is probed first; the medium values the probes found are read
+// together, one request per span of nearby records and the spans in parallel
+// (the scan prefetcher's grouping), into the block cache, where each key's
+// resolve then finds its value. Keys the probe cannot answer take Get's
+// iterator path.
+void HybridTableReader::MultiGet(const ReadOptions& read_options,
+                                 const MultiGetContext::Range* mget_range,
+                                 const SliceTransform* prefix_extractor,
+                                 bool skip_filters) {
+  if (!has_medium_refs_) {
+    inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
+    return;
+  }
+  struct Pending {
+    KeyContext* key;
+    ProbeResult probe;
+  };
+  std::vector<Pending> pending;
+  for (auto iter = mget_range->begin(); iter != mget_range->end(); ++iter) {
+    ProbeResult probe;
+    Status s = Probe(read_options, iter->ikey, iter->get_context,
+                     prefix_extractor, skip_filters, &probe);
+    if (s.ok() && probe.outcome == ProbeResult::kPointer) {
+      pending.push_back({&*iter, probe});
+      continue;
+    }
+    if (s.ok() && probe.outcome == ProbeResult::kIterator) {
+      s = GetByIterator(read_options, iter->ikey, iter->get_context,
+                        prefix_extractor, skip_filters);
+    }
+    *iter->s = s;
+  }
+  const MediumReadOptions options(read_options);
+  if (pending.size() > 1) {
+    std::vector<MediumValueRef> refs;
+    refs.reserve(pending.size());
+    for (const Pending& p : pending) {
+      refs.push_back({p.probe.pointer, ExtractUserKey(p.key->ikey).ToString()});
+    }
+    const auto spans = GroupIntoReadSpans(&refs);
+    RunReadsInParallel(spans.size(), [&](size_t i) {
+      WarmMediumValues(options, &refs[spans[i].first],
+                       spans[i].second - spans[i].first);
+    });
+  }
+  for (Pending& p : pending) {
+    Status s = SaveResolved(options, p.key->ikey, p.key->get_context, &p.probe);
+    if (s.ok() && p.probe.outcome == ProbeResult::kIterator) {
+      s = GetByIterator(read_options, p.key->ikey, p.key->get_context,
+                        prefix_extractor, skip_filters);
+    }
+    *p.key->s = s;
+  }
 }
 
 // Probes with the inner table's own Get, bloom filter included, and a private
@@ -146,15 +204,17 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
 // index. The probe ignores range tombstones and read callbacks, so it sees
 // at least the entries the caller would:
 // - nothing: the answer is complete (most lookups of upper-level tables);
-// - a medium pointer: resolved and handed to the caller's GetContext as the
-//   value it stands for, exactly as the iterator below would; one lookup;
+// - a medium pointer: kPointer; SaveResolved hands the caller's GetContext
+//   the value it stands for, exactly as the iterator below would; one lookup;
 // - a blob index of BlobDB's own (the large class): handed over as it is;
 // - anything else, or a caller that wants an older entry (its read callback
-//   rejected this one): the iterator below, which replays every entry.
-Status HybridTableReader::GetByProbe(const ReadOptions& read_options,
-                                     const Slice& key, GetContext* get_context,
-                                     const SliceTransform* prefix_extractor,
-                                     bool skip_filters, bool* answered) {
+//   rejected this one): kIterator, for the iterator below, which replays
+//   every entry.
+Status HybridTableReader::Probe(const ReadOptions& read_options,
+                                const Slice& key, GetContext* get_context,
+                                const SliceTransform* prefix_extractor,
+                                bool skip_filters, ProbeResult* result) {
+  result->outcome = ProbeResult::kAnswered;
   PinnableSlice probe_value;
   MergeContext probe_merge_context;
   SequenceNumber no_tombstone = 0;
@@ -179,6 +239,7 @@ Status HybridTableReader::GetByProbe(const ReadOptions& read_options,
   if (s.subcode() == Status::SubCode::kMergeOperatorFailed) {
     // The probe stopped at a merge operand, as StopAtMergeOperator makes it
     // (RocksDB 11 reports that as the Get's status; 9.x only in the state).
+    result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }
   if (!s.ok()) {
@@ -188,36 +249,51 @@ Status HybridTableReader::GetByProbe(const ReadOptions& read_options,
     return s;
   }
   if (probe.State() == GetContext::kNotFound) {
-    *answered = true;
     return s;
   }
-  MediumPointer pointer;
-  if (probe.State() == GetContext::kFound && is_blob_index &&
-      context_.timestamp_size == 0) {
-    std::string resolved;
-    Slice value = probe_value;
-    ValueType type = kTypeBlobIndex;
-    if (MayBeMediumPointer(probe_value) &&
-        PeekMediumPointer(probe_value, &pointer)) {
-      s = ResolvePointer(MediumReadOptions(read_options), pointer,
-                         ExtractUserKey(key), &resolved);
-      if (!s.ok()) {
-        if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
-          get_context->MarkKeyMayExist();
-        }
-        return s;
-      }
-      value = resolved;
-      type = kTypeValue;
-    }
-    bool matched = false;
-    Status read_status;
-    const ParsedInternalKey found(ExtractUserKey(key), found_seq, type);
-    *answered = !get_context->SaveValue(found, value, &matched, &read_status,
-                                        /*value_pinner=*/nullptr);
-    return read_status;
+  if (probe.State() != GetContext::kFound || !is_blob_index ||
+      context_.timestamp_size != 0) {
+    result->outcome = ProbeResult::kIterator;
+    return Status::OK();
   }
-  return Status::OK();
+  result->seq = found_seq;
+  if (MayBeMediumPointer(probe_value) &&
+      PeekMediumPointer(probe_value, &result->pointer)) {
+    result->outcome = ProbeResult::kPointer;
+    return Status::OK();
+  }
+  return Save(key, found_seq, kTypeBlobIndex, probe_value, get_context, result);
+}
+
+Status HybridTableReader::SaveResolved(const MediumReadOptions& options,
+                                       const Slice& key,
+                                       GetContext* get_context,
+                                       ProbeResult* probe) {
+  std::string value;
+  Status s =
+      ResolvePointer(options, probe->pointer, ExtractUserKey(key), &value);
+  if (!s.ok()) {
+    if (options.block_cache_only() && s.IsIncomplete()) {
+      get_context->MarkKeyMayExist();
+    }
+    return s;
+  }
+  probe->outcome = ProbeResult::kAnswered;
+  return Save(key, probe->seq, kTypeValue, value, get_context, probe);
+}
+
+Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,
+                               ValueType type, const Slice& value,
+                               GetContext* get_context, ProbeResult* result) {
+  bool matched = false;
+  Status read_status;
+  const ParsedInternalKey found(ExtractUserKey(key), seq, type);
+  // The caller's read callback may reject this entry and want an older one.
+  if (get_context->SaveValue(found, value, &matched, &read_status,
+                             /*value_pinner=*/nullptr)) {
+    result->outcome = ProbeResult::kIterator;
+  }
+  return read_status;
 }
 
 // Drives the caller's GetContext from an iterator, one SaveValue per entry of
@@ -318,9 +394,9 @@ void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
   std::string scratch;
   Slice bytes;
   size_t first = 0;
-  while (first < n && blocks.Lookup(refs[first].pointer.handle.offset,
-                                    refs[first].pointer.handle.size, &scratch,
-                                    &bytes)) {
+  while (first < n &&
+         blocks.Lookup(refs[first].pointer.handle.offset,
+                       refs[first].pointer.handle.size, &scratch, &bytes)) {
     first++;
   }
   if (first == n) {
@@ -343,6 +419,23 @@ void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
     return;  // each value's own read reports the error
   }
   context_.state->counters.resolve_bytes_read += bytes_read;
+}
+
+std::vector<std::pair<size_t, size_t>> HybridTableReader::GroupIntoReadSpans(
+    std::vector<MediumValueRef>* refs) {
+  // A gap of up to kMediumRunMergeGap costs less to read through than a
+  // second request.
+  return SortAndGroup(
+      refs,
+      [](const MediumValueRef& m) {
+        return std::make_pair(m.pointer.file_number, m.pointer.handle.offset);
+      },
+      [](const MediumValueRef& prev, const MediumValueRef& m, size_t) {
+        const MediumRecordHandle& h = prev.pointer.handle;
+        return m.pointer.file_number == prev.pointer.file_number &&
+               m.pointer.handle.offset <=
+                   h.offset + h.size + kMediumRunMergeGap;
+      });
 }
 
 Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,

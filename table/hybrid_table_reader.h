@@ -103,15 +103,7 @@ class HybridTableReader : public TableReader {
   void MultiGet(const ReadOptions& read_options,
                 const MultiGetContext::Range* mget_range,
                 const SliceTransform* prefix_extractor,
-                bool skip_filters = false) override {
-    if (has_medium_refs_) {
-      TableReader::MultiGet(read_options, mget_range, prefix_extractor,
-                            skip_filters);
-    } else {
-      inner_->MultiGet(read_options, mget_range, prefix_extractor,
-                       skip_filters);
-    }
-  }
+                bool skip_filters = false) override;
 #if USE_COROUTINES
   folly::coro::Task<void> MultiGetCoroutine(
       const ReadOptions& read_options, const MultiGetContext::Range* mget_range,
@@ -153,6 +145,10 @@ class HybridTableReader : public TableReader {
   // reports them.
   void WarmMediumValues(const MediumReadOptions& options,
                         const MediumValueRef* refs, size_t n);
+  // Sorts `refs` by file and offset and splits them into the spans that
+  // WarmMediumValues reads with one request each: [first, last) index pairs.
+  static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
+      std::vector<MediumValueRef>* refs);
   // The DB secret, to check pointers handed to compactions; Corruption if it is
   // missing.
   Status GetSecret(SipKey* secret);
@@ -167,11 +163,27 @@ class HybridTableReader : public TableReader {
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
  private:
-  // Get's one-lookup path; `*answered` false leaves the key to GetByIterator.
-  Status GetByProbe(const ReadOptions& read_options, const Slice& key,
-                    GetContext* get_context,
-                    const SliceTransform* prefix_extractor, bool skip_filters,
-                    bool* answered);
+  // What Get's one-lookup probe found for a key.
+  struct ProbeResult {
+    enum Outcome {
+      kAnswered,  // the caller's GetContext has its answer from this table
+      kPointer,   // the newest entry is `pointer`, at sequence `seq`
+      kIterator,  // only GetByIterator can answer (merges, read callbacks...)
+    };
+    Outcome outcome = kAnswered;
+    MediumPointer pointer;
+    SequenceNumber seq = 0;
+  };
+  Status Probe(const ReadOptions& read_options, const Slice& key,
+               GetContext* get_context, const SliceTransform* prefix_extractor,
+               bool skip_filters, ProbeResult* result);
+  // Resolves a kPointer probe's value and hands it to `get_context`.
+  Status SaveResolved(const MediumReadOptions& options, const Slice& key,
+                      GetContext* get_context, ProbeResult* probe);
+  // Hands `get_context` the entry (key's user key, seq, type) with `value`;
+  // kIterator in `*result` when it wants older entries too.
+  Status Save(const Slice& key, SequenceNumber seq, ValueType type,
+              const Slice& value, GetContext* get_context, ProbeResult* result);
   Status GetByIterator(const ReadOptions& read_options, const Slice& key,
                        GetContext* get_context,
                        const SliceTransform* prefix_extractor,

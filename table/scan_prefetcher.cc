@@ -13,30 +13,6 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-namespace {
-
-// Sorts `items` by `key` and returns the [begin, end) ranges of neighbours
-// that `together(previous, item, size of its group so far)` keeps in one
-// group.
-template <typename T, typename Key, typename Together>
-std::vector<std::pair<size_t, size_t>> SortAndGroup(std::vector<T>* items,
-                                                    Key key,
-                                                    Together together) {
-  std::sort(items->begin(), items->end(),
-            [&](const T& a, const T& b) { return key(a) < key(b); });
-  std::vector<std::pair<size_t, size_t>> groups;
-  for (size_t i = 0; i < items->size(); i++) {
-    if (groups.empty() ||
-        !together((*items)[i - 1], (*items)[i], i - groups.back().first)) {
-      groups.emplace_back(i, i);
-    }
-    groups.back().second = i + 1;
-  }
-  return groups;
-}
-
-}  // namespace
-
 ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
                                const ReadOptions& read_options,
                                const SliceTransform* prefix_extractor,
@@ -106,17 +82,7 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
         return b.file_number == prev.file_number &&
                group_size < BlobCacheWarmer::kMaxGroup;
       });
-  const auto spans = SortAndGroup(
-      &medium_,
-      [](const MediumValueRef& m) {
-        return std::make_pair(m.pointer.file_number, m.pointer.handle.offset);
-      },
-      [](const MediumValueRef& prev, const MediumValueRef& m, size_t) {
-        const MediumRecordHandle& h = prev.pointer.handle;
-        return m.pointer.file_number == prev.pointer.file_number &&
-               m.pointer.handle.offset <=
-                   h.offset + h.size + kMediumRunMergeGap;
-      });
+  const auto spans = HybridTableReader::GroupIntoReadSpans(&medium_);
   RunReadsInParallel(groups.size() + spans.size(), [&](size_t i) {
     if (i < groups.size()) {
       table_->context().blob_warmer->WarmGroup(

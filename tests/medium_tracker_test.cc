@@ -24,7 +24,6 @@ namespace hybridkv {
 namespace {
 
 constexpr int kRecords = 64;
-const SipKey kSecret{1, 2};
 
 std::string Key(int i) { return "key" + std::to_string(1000 + i); }
 
@@ -45,20 +44,17 @@ std::vector<MediumRecordHandle> WriteMediumFile(const std::string& dir,
 }
 
 // The table properties of an SST whose entries point to `handles[first,
-// last)` of medium file `number`, as HybridTable's collector writes them.
+// last)` of medium file `number`, as HybridTable's builder and collector
+// write them.
 TableProperties SstProperties(uint64_t number,
                               const std::vector<MediumRecordHandle>& handles,
                               int first, int last) {
-  MediumRefsCollectorFactory factory;
+  MediumRefs refs;
+  MediumRefsCollectorFactory factory(&refs);
   std::unique_ptr<InternalTblPropColl> collector(
       factory.CreateInternalTblPropColl(0, 1, 7, kMaxSequenceNumber));
   for (int i = first; i < last; i++) {
-    std::string ikey;
-    AppendInternalKey(&ikey, ParsedInternalKey(Key(i), 1, kTypeBlobIndex));
-    std::string pointer;
-    EncodeMediumPointer(kSecret, MediumPointer{number, handles[i]}, Key(i),
-                        &pointer);
-    EXPECT_OK(collector->InternalAdd(ikey, pointer, 0));
+    refs[number].AddRecord(handles[i].offset, handles[i].size);
   }
   TableProperties props;
   props.db_id = "tracker-test";

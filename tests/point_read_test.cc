@@ -5,18 +5,25 @@
 // (or a blob index of BlobDB's own) and replays everything else through an
 // iterator. Each case below puts the answer's entries where that choice
 // matters: snapshots over overwritten pointers, range tombstones and merges
-// over pointers, read callbacks, kBlockCacheTier, MultiGet. (User-defined
+// over pointers, read callbacks, kBlockCacheTier, MultiGet, whose medium
+// reads are batched. (User-defined
 // timestamps are refused at DB::Open: options_test.)
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "db/db_impl/db_impl.h"
 #include "db/read_callback.h"
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
+#include "rocksdb/env.h"
+#include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"
 #include "test_util.h"
 #include "utilities/merge_operators.h"
@@ -233,6 +240,147 @@ TEST_F(PointReadTest, MultiGetMatchesGet) {
         statuses[i].ok() ? values[i] : statuses[i].ToString();
     ASSERT_EQ(got, Get(keys[i])) << keys[i];
   }
+}
+
+// MultiGet takes the same paths as Get, per key: every answer agrees with
+// Get's, at the latest state and at a snapshot, over overwritten pointers,
+// merges and a range tombstone, and from the block cache alone.
+TEST_F(PointReadTest, MultiGetAgreesWithGetOverEveryKindOfEntry) {
+  const Snapshot* before = db_->GetSnapshot();
+  for (int i = 0; i < kKeys; i += 2) {
+    ASSERT_OK(db_->Put(WriteOptions(), Key(i), Medium(i, 2)));
+  }
+  for (int i = 0; i < kKeys; i += 5) {
+    ASSERT_OK(db_->Merge(WriteOptions(), Key(i), "m" + std::to_string(i)));
+  }
+  ASSERT_OK(db_->DeleteRange(WriteOptions(), db_->DefaultColumnFamily(),
+                             Key(300), Key(320)));
+  ASSERT_OK(db_->Flush(FlushOptions()));  // pointers in L0 over L1's
+  std::vector<std::string> keys;
+  for (int i = 0; i < kKeys; ++i) keys.push_back(Key(i));
+  keys.push_back("absent");
+  std::vector<Slice> slices(keys.begin(), keys.end());
+  for (const Snapshot* snapshot :
+       {before, static_cast<const Snapshot*>(nullptr)}) {
+    for (ReadTier tier : {kReadAllTier, kBlockCacheTier}) {
+      ReadOptions ro;
+      ro.snapshot = snapshot;
+      ro.read_tier = tier;
+      std::vector<std::string> values;
+      std::vector<Status> statuses = db_->MultiGet(ro, slices, &values);
+      for (size_t i = 0; i < keys.size(); ++i) {
+        std::string want;
+        Status s = db_->Get(ro, keys[i], &want);
+        if (!s.ok()) want = s.ToString();
+        const std::string got =
+            statuses[i].ok() ? values[i] : statuses[i].ToString();
+        ASSERT_EQ(got, want) << keys[i] << (snapshot ? " at the snapshot" : "")
+                             << (tier == kBlockCacheTier ? " cache only" : "");
+        if (tier == kReadAllTier) {
+          ASSERT_OK(statuses[i].IsNotFound() ? Status::OK() : statuses[i]);
+        }
+      }
+    }
+  }
+  db_->ReleaseSnapshot(before);
+}
+
+// Counts the read requests that reach .medium files.
+class MediumReadCountingFs : public FileSystemWrapper {
+ public:
+  MediumReadCountingFs() : FileSystemWrapper(FileSystem::Default()) {}
+  const char* Name() const override { return "HybridKVTestMediumReadCounter"; }
+  IOStatus NewRandomAccessFile(const std::string& path,
+                               const FileOptions& options,
+                               std::unique_ptr<FSRandomAccessFile>* result,
+                               IODebugContext* dbg) override {
+    IOStatus s = target()->NewRandomAccessFile(path, options, result, dbg);
+    if (s.ok() && MediumNumberOf(path.substr(path.rfind('/') + 1)) != 0) {
+      result->reset(new CountingFile(std::move(*result), &reads_));
+    }
+    return s;
+  }
+  uint64_t reads() const { return reads_.load(); }
+
+ private:
+  class CountingFile : public FSRandomAccessFileOwnerWrapper {
+   public:
+    CountingFile(std::unique_ptr<FSRandomAccessFile> file,
+                 std::atomic<uint64_t>* reads)
+        : FSRandomAccessFileOwnerWrapper(std::move(file)), reads_(reads) {}
+    IOStatus Read(uint64_t offset, size_t n, const IOOptions& options,
+                  Slice* result, char* scratch,
+                  IODebugContext* dbg) const override {
+      (*reads_)++;
+      return target()->Read(offset, n, options, result, scratch, dbg);
+    }
+    IOStatus MultiRead(FSReadRequest* reqs, size_t num_reqs,
+                       const IOOptions& options, IODebugContext* dbg) override {
+      *reads_ += num_reqs;
+      return target()->MultiRead(reqs, num_reqs, options, dbg);
+    }
+
+   private:
+    std::atomic<uint64_t>* const reads_;
+  };
+
+  std::atomic<uint64_t> reads_{0};
+};
+
+// A MultiGet reads the medium values it needs together: records close in
+// their file come in one request, not one request per key. Every 20th key of
+// one medium file, cold: 50 Gets read 50 blocks, the MultiGet a few spans.
+TEST(PointReadBatchTest, MultiGetBatchesMediumReads) {
+  test::ScratchDir dir("multiget-batch");
+  auto fs = std::make_shared<MediumReadCountingFs>();
+  std::unique_ptr<Env> env = NewCompositeEnv(fs);
+  // Options (and so the block cache) made afresh for each open.
+  auto options = [&env]() {
+    Options o = PointReadOptions();
+    o.env = env.get();
+    return o;
+  };
+  constexpr int kRecords = 1000;
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(hybridkv::OpenDB(options(), dir.path(), &raw));
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; i < kRecords; ++i) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, 1)));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));  // one medium file, in L0
+  }
+  std::vector<std::string> keys;
+  for (int i = 0; i < kRecords; i += 20) keys.push_back(Key(i));
+  std::vector<Slice> slices(keys.begin(), keys.end());
+  uint64_t reads[2];
+  for (bool multi : {false, true}) {
+    DB* raw = nullptr;  // reopened with a cold block cache
+    ASSERT_OK(hybridkv::OpenDB(options(), dir.path(), &raw));
+    std::unique_ptr<DB> db(raw);
+    const uint64_t start = fs->reads();
+    if (multi) {
+      std::vector<std::string> values;
+      std::vector<Status> statuses =
+          db->MultiGet(ReadOptions(), slices, &values);
+      for (size_t k = 0; k < keys.size(); ++k) {
+        ASSERT_OK(statuses[k]) << keys[k];
+        ASSERT_EQ(values[k], Medium(static_cast<int>(k) * 20, 1)) << keys[k];
+      }
+    } else {
+      for (size_t k = 0; k < keys.size(); ++k) {
+        std::string v;
+        ASSERT_OK(db->Get(ReadOptions(), keys[k], &v)) << keys[k];
+        ASSERT_EQ(v, Medium(static_cast<int>(k) * 20, 1)) << keys[k];
+      }
+    }
+    reads[multi] = fs->reads() - start;
+  }
+  std::printf("medium read requests for %zu keys: Get %" PRIu64
+              ", MultiGet %" PRIu64 "\n",
+              keys.size(), reads[0], reads[1]);
+  EXPECT_GE(reads[0], keys.size() / 2);
+  EXPECT_LE(reads[1], 4u);
 }
 
 }  // namespace
