@@ -142,7 +142,7 @@ IOStatus MediumFileWriter::FlushBuffer() {
   return s;
 }
 
-IOStatus MediumFileWriter::Finish(bool sync_directory) {
+IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   MediumFileFooter f;
   f.record_count = num_records_;
   f.data_end = offset_;
@@ -151,10 +151,10 @@ IOStatus MediumFileWriter::Finish(bool sync_directory) {
   const IOOptions& io = io_;
   buffer_.append(footer, sizeof(footer));
   IOStatus s = FlushBuffer();
-  if (s.ok()) s = file_->Sync(io, /*use_fsync=*/true);
+  if (s.ok()) s = file_->Sync(io, sync.use_fsync);
   if (s.ok()) s = file_->Close(io);
   if (s.ok()) offset_ += sizeof(footer);
-  if (s.ok() && sync_directory) {
+  if (s.ok() && sync.sync_directory) {
     std::unique_ptr<FSDirectory> dir;
     s = fs_->NewDirectory(DirName(path_), io, &dir, nullptr);
     if (s.ok())

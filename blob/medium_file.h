@@ -110,12 +110,19 @@ class MediumFileWriter {
   IOStatus Add(const Slice& user_key, const Slice& value,
                MediumRecordHandle* handle);
 
-  // Writes the footer, then syncs the file and, with `sync_directory`, its
+  // How Finish makes the file durable.
+  struct SyncOptions {
+    bool use_fsync = true;  // fsync, else fdatasync (Options::use_fsync)
+    // A flush passes false: RocksDB's flush job fsyncs the SST's directory,
+    // where the medium file lives, before it logs the version edit
+    // (FlushJob::WriteLevel0Table, 9.10 through 11.8).
+    bool sync_directory = true;
+  };
+  // Writes the footer, then syncs the file and (see SyncOptions) its
   // directory: the file is durable before the SST that points into it can
-  // become part of a Version. A flush passes false: RocksDB's flush job
-  // fsyncs the SST's directory, where the medium file lives, before it logs
-  // the version edit (FlushJob::WriteLevel0Table, 9.10 through 11.8).
-  IOStatus Finish(bool sync_directory = true);
+  // become part of a Version.
+  IOStatus Finish(const SyncOptions& sync);
+  IOStatus Finish() { return Finish(SyncOptions()); }
 
   // Closes and deletes the file (a failed or empty build).
   void Abandon();

@@ -76,14 +76,15 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
   inner_.reset(inner_factory.NewTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
 
+  medium_sync_.use_fsync = tbo.ioptions.use_fsync;
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   medium_file_options_.use_direct_reads =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   switch (tbo.reason) {
     case TableFileCreationReason::kFlush:
-      // The flush job fsyncs the directory itself (MediumFileWriter::Finish).
-      sync_medium_directory_ = false;
+      // The flush job fsyncs the directory itself.
+      medium_sync_.sync_directory = false;
       mode_ = Mode::kExtract;
       break;
     case TableFileCreationReason::kRecovery:
@@ -287,7 +288,7 @@ Status HybridTableBuilder::Finish() {
   // The medium file is durable before the SST exists, and so before the version
   // edit that makes the SST live.
   if (medium_ != nullptr) {
-    medium_io_status_ = medium_->Finish(sync_medium_directory_);
+    medium_io_status_ = medium_->Finish(medium_sync_);
     status_ = medium_io_status_;
     if (!status_.ok()) {
       closed_ = true;

@@ -87,7 +87,7 @@ class HybridTableBuilder : public TableBuilder {
   const size_t timestamp_size_;
   const std::shared_ptr<FileSystem> fs_;
   FileOptions medium_file_options_;
-  bool sync_medium_directory_ = true;
+  MediumFileWriter::SyncOptions medium_sync_;
   Logger* const logger_;
   DbState* const state_;
   BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends
