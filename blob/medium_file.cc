@@ -4,6 +4,7 @@
 #include "file/random_access_file_reader.h"
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
+#include "plugin/hybridkv/blob/record_crc.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -106,7 +107,9 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
       new MediumFileWriter(fs, path, std::move(file), io));
   char header[MediumFileHeader::kEncodedLength];
   MediumFileHeader().EncodeTo(header);
-  w->buffer_.reserve(2 * kAppendSize);
+  // Below glibc's mmap threshold (128 KiB): a buffer from the heap is reused
+  // by the next flush, a mapped one page-faults afresh each time.
+  w->buffer_.reserve(kAppendSize + 4096);
   w->buffer_.append(header, sizeof(header));
   w->offset_ = sizeof(header);
   *writer = std::move(w);
@@ -126,8 +129,8 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   buffer_.append(user_key.data(), user_key.size());
   buffer_.append(value.data(), value.size());
   const size_t size = buffer_.size() - start;
-  EncodeFixed32(&buffer_[start], crc32c::Mask(crc32c::Value(
-                                     buffer_.data() + start + 4, size - 4)));
+  EncodeFixed32(&buffer_[start],
+                crc32c::Mask(RecordCrc(buffer_.data() + start + 4, size - 4)));
   handle->offset = offset_;
   handle->size = static_cast<uint32_t>(size);
   offset_ += size;
@@ -203,7 +206,7 @@ Status DecodeMediumRecord(const Slice& record, Slice* key, Slice* value) {
     return Status::Corruption("medium record too short");
   }
   uint32_t expected = crc32c::Unmask(DecodeFixed32(record.data()));
-  if (crc32c::Value(record.data() + 4, record.size() - 4) != expected) {
+  if (RecordCrc(record.data() + 4, record.size() - 4) != expected) {
     return Status::Corruption("medium record checksum mismatch");
   }
   Slice in(record.data() + 4, record.size() - 4);

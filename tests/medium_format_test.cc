@@ -15,9 +15,11 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/blob/record_crc.h"
 #include "plugin/hybridkv/blob/siphash.h"
 #include "test_util.h"
 #include "util/coding.h"
+#include "util/crc32c.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -39,6 +41,23 @@ TEST(SipHashTest, ReferenceVectors) {
   pieces.Update(msg + 3, 9);
   pieces.Update(msg + 12, 3);
   EXPECT_EQ(pieces.Final(), 0xa129ca6149be45e5ull);
+}
+
+// Medium records written by either implementation read back with the other:
+// RecordCrc is crc32c, whichever instruction computes it.
+TEST(RecordCrcTest, EqualsRocksDBCrc32c) {
+  std::mt19937_64 rng(7);
+  std::string data(600, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  for (size_t offset = 0; offset < 8; offset++) {  // every alignment
+    for (size_t n = 0; n + offset <= data.size(); n += 1 + n / 16) {
+      ASSERT_EQ(RecordCrc(data.data() + offset, n),
+                crc32c::Value(data.data() + offset, n))
+          << "offset " << offset << " length " << n;
+    }
+  }
+  // crc32c's check value for "123456789".
+  EXPECT_EQ(RecordCrc("123456789", 9), 0xe3069283u);
 }
 
 TEST(MediumPointerTest, RoundTripAndSize) {
