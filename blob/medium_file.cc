@@ -107,9 +107,7 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
       new MediumFileWriter(fs, path, std::move(file), io));
   char header[MediumFileHeader::kEncodedLength];
   MediumFileHeader().EncodeTo(header);
-  // Below glibc's mmap threshold (128 KiB): a buffer from the heap is reused
-  // by the next flush, a mapped one page-faults afresh each time.
-  w->buffer_.reserve(kAppendSize + 4096);
+  w->buffer_.reserve(kAppendSize + 4096);  // an append and one more record
   w->buffer_.append(header, sizeof(header));
   w->offset_ = sizeof(header);
   *writer = std::move(w);
