@@ -61,13 +61,6 @@ bool PeekMediumPointer(const Slice& value, MediumPointer* pointer);
 
 // Cheap pre-check on the tag byte alone: false means `value` is certainly not a
 // pointer.
-// A pointer with the key it is bound to (without timestamp): what reading
-// the value needs.
-struct MediumValueRef {
-  MediumPointer pointer;
-  std::string user_key;
-};
-
 inline bool MayBeMediumPointer(const Slice& value) {
   return value.size() >= 1 + 3 + kMediumPointerMacSize &&
          static_cast<unsigned char>(value[0]) == kMediumPointerTag;

@@ -248,13 +248,8 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
 }
 
 void HybridTableBuilder::NoteReference(const MediumPointer& pointer) {
-  // Pointers mostly arrive grouped by file (flush: one file; compaction: runs
-  // of each input), so the last file's entry is usually the one.
-  if (last_ref_ == nullptr || last_ref_number_ != pointer.file_number) {
-    last_ref_number_ = pointer.file_number;
-    last_ref_ = &refs_[pointer.file_number];
-  }
-  last_ref_->AddRecord(pointer.handle.offset, pointer.handle.size);
+  refs_[pointer.file_number].AddRecord(pointer.handle.offset,
+                                       pointer.handle.size);
 }
 
 void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,

@@ -107,8 +107,6 @@ class HybridTableBuilder : public TableBuilder {
   // The medium records this SST points to, which our refs collector writes
   // to its properties. Declared before inner_, which owns the collector.
   MediumRefs refs_;
-  MediumFileRef* last_ref_ = nullptr;  // refs_[last_ref_number_]
-  uint64_t last_ref_number_ = 0;
   // The inner builder's collectors: RocksDB's, forwarded, plus our refs
   // collector. Declared before inner_, which uses them until it is destroyed.
   InternalTblPropCollFactories collector_factories_;

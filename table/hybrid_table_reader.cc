@@ -133,21 +133,17 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
   ProbeResult probe;
   Status s = Probe(read_options, key, get_context, prefix_extractor,
                    skip_filters, &probe);
-  if (s.ok() && probe.outcome == ProbeResult::kPointer) {
-    s = SaveResolved(MediumReadOptions(read_options), key, get_context, &probe);
-  }
-  if (!s.ok() || probe.outcome != ProbeResult::kIterator) {
+  if (!s.ok() || probe.outcome == ProbeResult::kAnswered) {
     return s;
   }
-  return GetByIterator(read_options, key, get_context, prefix_extractor,
-                       skip_filters);
+  return FinishLookup(read_options, MediumReadOptions(read_options), key,
+                      get_context, prefix_extractor, skip_filters, &probe);
 }
 
 // Each key is probed first; the medium values the probes found are read
 // together, one request per span of nearby records and the spans in parallel
 // (the scan prefetcher's grouping), into the block cache, where each key's
-// resolve then finds its value. Keys the probe cannot answer take Get's
-// iterator path.
+// resolve then finds its value. Each key then finishes as in Get.
 void HybridTableReader::MultiGet(const ReadOptions& read_options,
                                  const MultiGetContext::Range* mget_range,
                                  const SliceTransform* prefix_extractor,
@@ -156,45 +152,36 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
     inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
     return;
   }
-  struct Pending {
+  struct Unfinished {
     KeyContext* key;
     ProbeResult probe;
   };
-  std::vector<Pending> pending;
+  std::vector<Unfinished> unfinished;
+  std::vector<MediumPointer> pointers;
   for (auto iter = mget_range->begin(); iter != mget_range->end(); ++iter) {
     ProbeResult probe;
-    Status s = Probe(read_options, iter->ikey, iter->get_context,
+    *iter->s = Probe(read_options, iter->ikey, iter->get_context,
                      prefix_extractor, skip_filters, &probe);
-    if (s.ok() && probe.outcome == ProbeResult::kPointer) {
-      pending.push_back({&*iter, probe});
+    if (!iter->s->ok() || probe.outcome == ProbeResult::kAnswered) {
       continue;
     }
-    if (s.ok() && probe.outcome == ProbeResult::kIterator) {
-      s = GetByIterator(read_options, iter->ikey, iter->get_context,
-                        prefix_extractor, skip_filters);
+    if (probe.outcome == ProbeResult::kPointer) {
+      pointers.push_back(probe.pointer);
     }
-    *iter->s = s;
+    unfinished.push_back({&*iter, probe});
   }
-  const MediumReadOptions options(read_options);
-  if (pending.size() > 1) {
-    std::vector<MediumValueRef> refs;
-    refs.reserve(pending.size());
-    for (const Pending& p : pending) {
-      refs.push_back({p.probe.pointer, ExtractUserKey(p.key->ikey).ToString()});
-    }
-    const auto spans = GroupIntoReadSpans(&refs);
+  const MediumReadOptions medium_options(read_options);
+  if (pointers.size() > 1) {
+    const auto spans = GroupIntoReadSpans(&pointers);
     RunReadsInParallel(spans.size(), [&](size_t i) {
-      WarmMediumValues(options, &refs[spans[i].first],
+      WarmMediumValues(medium_options, &pointers[spans[i].first],
                        spans[i].second - spans[i].first);
     });
   }
-  for (Pending& p : pending) {
-    Status s = SaveResolved(options, p.key->ikey, p.key->get_context, &p.probe);
-    if (s.ok() && p.probe.outcome == ProbeResult::kIterator) {
-      s = GetByIterator(read_options, p.key->ikey, p.key->get_context,
-                        prefix_extractor, skip_filters);
-    }
-    *p.key->s = s;
+  for (Unfinished& u : unfinished) {
+    *u.key->s = FinishLookup(read_options, medium_options, u.key->ikey,
+                             u.key->get_context, prefix_extractor, skip_filters,
+                             &u.probe);
   }
 }
 
@@ -204,7 +191,7 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
 // index. The probe ignores range tombstones and read callbacks, so it sees
 // at least the entries the caller would:
 // - nothing: the answer is complete (most lookups of upper-level tables);
-// - a medium pointer: kPointer; SaveResolved hands the caller's GetContext
+// - a medium pointer: kPointer; FinishLookup hands the caller's GetContext
 //   the value it stands for, exactly as the iterator below would; one lookup;
 // - a blob index of BlobDB's own (the large class): handed over as it is;
 // - anything else, or a caller that wants an older entry (its read callback
@@ -265,21 +252,33 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   return Save(key, found_seq, kTypeBlobIndex, probe_value, get_context, result);
 }
 
-Status HybridTableReader::SaveResolved(const MediumReadOptions& options,
+Status HybridTableReader::FinishLookup(const ReadOptions& read_options,
+                                       const MediumReadOptions& medium_options,
                                        const Slice& key,
                                        GetContext* get_context,
-                                       ProbeResult* probe) {
-  std::string value;
-  Status s =
-      ResolvePointer(options, probe->pointer, ExtractUserKey(key), &value);
-  if (!s.ok()) {
-    if (options.block_cache_only() && s.IsIncomplete()) {
-      get_context->MarkKeyMayExist();
+                                       const SliceTransform* prefix_extractor,
+                                       bool skip_filters, ProbeResult* probe) {
+  if (probe->outcome == ProbeResult::kPointer) {
+    std::string value;
+    Status s = ResolvePointer(medium_options, probe->pointer,
+                              ExtractUserKey(key), &value);
+    if (!s.ok()) {
+      if (medium_options.block_cache_only() && s.IsIncomplete()) {
+        get_context->MarkKeyMayExist();
+      }
+      return s;
     }
-    return s;
+    probe->outcome = ProbeResult::kAnswered;
+    s = Save(key, probe->seq, kTypeValue, value, get_context, probe);
+    if (!s.ok()) {
+      return s;
+    }
   }
-  probe->outcome = ProbeResult::kAnswered;
-  return Save(key, probe->seq, kTypeValue, value, get_context, probe);
+  if (probe->outcome == ProbeResult::kIterator) {
+    return GetByIterator(read_options, key, get_context, prefix_extractor,
+                         skip_filters);
+  }
+  return Status::OK();
 }
 
 Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,
@@ -386,31 +385,32 @@ MediumBlockCache HybridTableReader::BlocksOf(uint64_t file_number) const {
 }
 
 void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
-                                         const MediumValueRef* refs, size_t n) {
+                                         const MediumPointer* pointers,
+                                         size_t n) {
   if (n == 0 || options.block_cache_only() || !options.fill_cache()) {
     return;
   }
-  const MediumBlockCache blocks = BlocksOf(refs[0].pointer.file_number);
+  const MediumBlockCache blocks = BlocksOf(pointers[0].file_number);
   std::string scratch;
   Slice bytes;
   size_t first = 0;
   while (first < n &&
-         blocks.Lookup(refs[first].pointer.handle.offset,
-                       refs[first].pointer.handle.size, &scratch, &bytes)) {
+         blocks.Lookup(pointers[first].handle.offset,
+                       pointers[first].handle.size, &scratch, &bytes)) {
     first++;
   }
   if (first == n) {
     return;
   }
-  const MediumRecordHandle& last = refs[n - 1].pointer.handle;
-  const uint64_t begin = refs[first].pointer.handle.offset;
+  const MediumRecordHandle& last = pointers[n - 1].handle;
+  const uint64_t begin = pointers[first].handle.offset;
   const uint64_t end = last.offset + last.size;
   IOOptions io;
   std::shared_ptr<MediumFileReader> file;
   uint64_t bytes_read = 0;
   if (end < begin || !options.PrepareIO(context_.clock, &io).ok() ||
-      !GetMediumFile(io, refs[first].pointer.file_number, &file).ok() ||
-      !file->CheckHandle(refs[first].pointer.handle).ok() ||
+      !GetMediumFile(io, pointers[first].file_number, &file).ok() ||
+      !file->CheckHandle(pointers[first].handle).ok() ||
       !file->CheckHandle(last).ok() ||
       !blocks
            .Read(io, *file, begin, end - begin, /*fill_cache=*/true, &scratch,
@@ -422,19 +422,18 @@ void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
 }
 
 std::vector<std::pair<size_t, size_t>> HybridTableReader::GroupIntoReadSpans(
-    std::vector<MediumValueRef>* refs) {
+    std::vector<MediumPointer>* pointers) {
   // A gap of up to kMediumRunMergeGap costs less to read through than a
   // second request.
   return SortAndGroup(
-      refs,
-      [](const MediumValueRef& m) {
-        return std::make_pair(m.pointer.file_number, m.pointer.handle.offset);
+      pointers,
+      [](const MediumPointer& p) {
+        return std::make_pair(p.file_number, p.handle.offset);
       },
-      [](const MediumValueRef& prev, const MediumValueRef& m, size_t) {
-        const MediumRecordHandle& h = prev.pointer.handle;
-        return m.pointer.file_number == prev.pointer.file_number &&
-               m.pointer.handle.offset <=
-                   h.offset + h.size + kMediumRunMergeGap;
+      [](const MediumPointer& prev, const MediumPointer& p, size_t) {
+        const MediumRecordHandle& h = prev.handle;
+        return p.file_number == prev.file_number &&
+               p.handle.offset <= h.offset + h.size + kMediumRunMergeGap;
       });
 }
 

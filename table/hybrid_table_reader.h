@@ -139,16 +139,16 @@ class HybridTableReader : public TableReader {
   Status ResolvePointer(const MediumReadOptions& options,
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
-  // Reads the records `refs[0, n)` point to (one medium file, by offset) into
-  // the block cache, with one request for the span they cover. Values
+  // Reads the records `pointers[0, n)` point to (one medium file, by offset)
+  // into the block cache, with one request for the span they cover. Values
   // already cached are not read. Errors are dropped: each value's own read
   // reports them.
   void WarmMediumValues(const MediumReadOptions& options,
-                        const MediumValueRef* refs, size_t n);
-  // Sorts `refs` by file and offset and splits them into the spans that
+                        const MediumPointer* pointers, size_t n);
+  // Sorts `pointers` by file and offset and splits them into the spans that
   // WarmMediumValues reads with one request each: [first, last) index pairs.
   static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
-      std::vector<MediumValueRef>* refs);
+      std::vector<MediumPointer>* pointers);
   // The DB secret, to check pointers handed to compactions; Corruption if it is
   // missing.
   Status GetSecret(SipKey* secret);
@@ -177,9 +177,13 @@ class HybridTableReader : public TableReader {
   Status Probe(const ReadOptions& read_options, const Slice& key,
                GetContext* get_context, const SliceTransform* prefix_extractor,
                bool skip_filters, ProbeResult* result);
-  // Resolves a kPointer probe's value and hands it to `get_context`.
-  Status SaveResolved(const MediumReadOptions& options, const Slice& key,
-                      GetContext* get_context, ProbeResult* probe);
+  // Completes a lookup after its probe: resolves a kPointer probe's value
+  // and hands it over, and replays kIterator keys through GetByIterator.
+  Status FinishLookup(const ReadOptions& read_options,
+                      const MediumReadOptions& medium_options, const Slice& key,
+                      GetContext* get_context,
+                      const SliceTransform* prefix_extractor, bool skip_filters,
+                      ProbeResult* probe);
   // Hands `get_context` the entry (key's user key, seq, type) with `value`;
   // kIterator in `*result` when it wants older entries too.
   Status Save(const Slice& key, SequenceNumber seq, ValueType type,

@@ -101,7 +101,6 @@ void ScanPrefetcher::Collect() {
       read_options_.snapshot != nullptr
           ? read_options_.snapshot->GetSequenceNumber()
           : kMaxSequenceNumber;
-  const size_t ts_size = table_->context().timestamp_size;
   const bool want_medium = table_->context().block_cache != nullptr;
   blobs_.clear();
   medium_.clear();
@@ -120,9 +119,7 @@ void ScanPrefetcher::Collect() {
     BlobIndex index;
     if (MayBeMediumPointer(value)) {
       if (want_medium && PeekMediumPointer(value, &pointer)) {
-        medium_.push_back({pointer, Slice(parsed.user_key.data(),
-                                          parsed.user_key.size() - ts_size)
-                                        .ToString()});
+        medium_.push_back(pointer);
       }
     } else if (table_->context().blob_warmer != nullptr &&
                index.DecodeFrom(value).ok() && !index.IsInlined() &&

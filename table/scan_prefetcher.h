@@ -90,7 +90,7 @@ class ScanPrefetcher {
   bool has_prefix_ = false;
   // One window's values, reused.
   std::vector<BlobCacheWarmer::Blob> blobs_;
-  std::vector<MediumValueRef> medium_;
+  std::vector<MediumPointer> medium_;
 };
 
 }  // namespace hybridkv
