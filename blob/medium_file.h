@@ -135,16 +135,15 @@ class MediumFileWriter {
   MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
                    std::unique_ptr<WritableFileWriter> file,
                    const IOOptions& io);
-
-  std::shared_ptr<FileSystem> fs_;
-  const IOOptions io_;
-  std::string path_;
   // Appends `buffer_` to the file and empties it.
   IOStatus FlushBuffer();
 
   // Records wait in `buffer_` until it holds this many bytes.
   static constexpr size_t kAppendSize = 64 << 10;
 
+  std::shared_ptr<FileSystem> fs_;
+  const IOOptions io_;
+  std::string path_;
   std::unique_ptr<WritableFileWriter> file_;
   std::string buffer_;  // framed records not yet appended to file_
   uint64_t offset_ = 0;

@@ -77,16 +77,15 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       CopyWithCollectors(tbo, &collector_factories_), file));
 
   medium_sync_.use_fsync = tbo.ioptions.use_fsync;
+  // A flush job fsyncs the SST's directory, where the medium file lives,
+  // itself.
+  medium_sync_.sync_directory = tbo.reason != TableFileCreationReason::kFlush;
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   medium_file_options_.use_direct_reads =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   switch (tbo.reason) {
     case TableFileCreationReason::kFlush:
-      // The flush job fsyncs the directory itself.
-      medium_sync_.sync_directory = false;
-      mode_ = Mode::kExtract;
-      break;
     case TableFileCreationReason::kRecovery:
       mode_ = Mode::kExtract;
       break;
