@@ -228,15 +228,16 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
 
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs) {
-  refs->clear();
+  MediumRefsRecorder recorder;
   Status s = ForEachRawEntry(
-      fs, sst_path, [refs](const Slice& key, const Slice& value) {
+      fs, sst_path, [&recorder](const Slice& key, const Slice& value) {
         MediumPointer p;
         if (ExtractValueType(key) == kTypeBlobIndex &&
             PeekMediumPointer(value, &p)) {
-          (*refs)[p.file_number].AddRecord(p.handle.offset, p.handle.size);
+          recorder.AddRecord(p.file_number, p.handle.offset, p.handle.size);
         }
       });
+  *refs = std::move(*recorder.refs());
   for (auto& entry : *refs) {
     NormalizeRuns(&entry.second.runs, kMediumRunMergeGap);
   }

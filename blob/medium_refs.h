@@ -27,6 +27,7 @@
 // so its references are unknown.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -69,6 +70,34 @@ struct MediumFileRef {
   void AddRecord(uint64_t offset, uint64_t size);
 };
 using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
+
+// Records one SST's references as its builder meets its pointers. Consecutive
+// pointers of a compaction mostly name different files (each flush's file
+// spans the whole key space), so a direct-mapped cache of the map's entries,
+// by file number, spares a map lookup per pointer: the lookup was 6% of a
+// load's compaction CPU (bench/results/issue10-compaction-cpu).
+class MediumRefsRecorder {
+ public:
+  void AddRecord(uint64_t file_number, uint64_t offset, uint64_t size) {
+    Slot& slot = slots_[(file_number * 0x9E3779B97F4A7C15ull) >>
+                        (64 - kSlotBits)];  // Fibonacci hashing
+    if (slot.ref == nullptr || slot.number != file_number) {
+      slot.number = file_number;
+      slot.ref = &refs_[file_number];  // map entries never move
+    }
+    slot.ref->AddRecord(offset, size);
+  }
+  MediumRefs* refs() { return &refs_; }
+
+ private:
+  static constexpr int kSlotBits = 10;
+  struct Slot {
+    uint64_t number = 0;
+    MediumFileRef* ref = nullptr;
+  };
+  MediumRefs refs_;
+  std::array<Slot, size_t{1} << kSlotBits> slots_;
+};
 
 // Sorts `*runs` and merges overlapping runs and runs less than `merge_gap`
 // apart.

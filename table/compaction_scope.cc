@@ -40,25 +40,31 @@ std::shared_ptr<CompactionScope> CompactionScope::Enter(
 }
 
 void CompactionScope::NoteVerified(const Slice& user_key,
-                                   const Slice& pointer) {
+                                   const Slice& pointer,
+                                   const MediumPointer& decoded) {
   if (pointer.size() < 2) return;
   Verified& v = verified_[SlotOf(pointer)];
   if (user_key.size() > v.key.size() || pointer.size() > v.pointer.size()) {
     return;
   }
+  v.decoded = decoded;
   v.key_size = static_cast<uint8_t>(user_key.size());
   v.pointer_size = static_cast<uint8_t>(pointer.size());
   std::memcpy(v.key.data(), user_key.data(), user_key.size());
   std::memcpy(v.pointer.data(), pointer.data(), pointer.size());
 }
 
-bool CompactionScope::WasVerified(const Slice& user_key,
-                                  const Slice& pointer) const {
+bool CompactionScope::WasVerified(const Slice& user_key, const Slice& pointer,
+                                  MediumPointer* decoded) const {
   if (pointer.size() < 2) return false;
   const Verified& v = verified_[SlotOf(pointer)];
-  return v.pointer_size == pointer.size() && v.key_size == user_key.size() &&
-         std::memcmp(v.pointer.data(), pointer.data(), pointer.size()) == 0 &&
-         std::memcmp(v.key.data(), user_key.data(), user_key.size()) == 0;
+  if (v.pointer_size == pointer.size() && v.key_size == user_key.size() &&
+      std::memcmp(v.pointer.data(), pointer.data(), pointer.size()) == 0 &&
+      std::memcmp(v.key.data(), user_key.data(), user_key.size()) == 0) {
+    *decoded = v.decoded;
+    return true;
+  }
+  return false;
 }
 
 uint64_t CompactionScope::RunEnd(uint64_t number, uint64_t offset) const {

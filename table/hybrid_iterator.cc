@@ -81,7 +81,8 @@ void HybridIterator::Update() {
   if (allow_unprepared_value_ && !inner_->PrepareValue()) {
     return;  // the inner iterator is now invalid, with its status set
   }
-  if (!PeekMediumPointer(inner_->value(), &pointer_)) {
+  const Slice value = inner_->value();
+  if (!PeekMediumPointer(value, &pointer_)) {
     return;
   }
   is_pointer_ = true;
@@ -94,15 +95,16 @@ void HybridIterator::Update() {
     // its pointers carry this DB's MAC unless the secret file was replaced:
     // the first pointer of each table checks that, the rest are not hashed
     // again. Block checksums guard their bytes.
+    const Slice mac_key = MacKey();
     MediumPointer verified;
     if (mac_checked_ ||
-        DecodeMediumPointer(secret_, inner_->value(), MacKey(), &verified)) {
+        DecodeMediumPointer(secret_, value, mac_key, &verified)) {
       mac_checked_ = true;
       // The output builder finds it here instead of checking the MAC again.
-      scope_->NoteVerified(MacKey(), inner_->value());
+      scope_->NoteVerified(mac_key, value, pointer_);
     } else {
       status_ = Status::Corruption(
-          "HybridKV: a medium pointer for key '" + MacKey().ToString(true) +
+          "HybridKV: a medium pointer for key '" + mac_key.ToString(true) +
           "' does not verify under this DB's secret: " +
           std::string(kSecretFileName) +
           " was replaced or the SST was copied from another DB. Restore the "

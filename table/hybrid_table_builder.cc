@@ -72,7 +72,8 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
           new ForwardingCollectorFactory(f.get()));
     }
   }
-  collector_factories_.emplace_back(new MediumRefsCollectorFactory(&refs_));
+  collector_factories_.emplace_back(
+      new MediumRefsCollectorFactory(refs_.refs()));
   inner_.reset(inner_factory.NewTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
 
@@ -216,8 +217,8 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
 bool HybridTableBuilder::IsPointer(const Slice& value, const Slice& mac_key,
                                    MediumPointer* pointer) const {
   if (!have_secret_ || !MayBeMediumPointer(value)) return false;
-  if (scope_ != nullptr && scope_->WasVerified(mac_key, value)) {
-    return PeekMediumPointer(value, pointer);
+  if (scope_ != nullptr && scope_->WasVerified(mac_key, value, pointer)) {
+    return true;
   }
   return DecodeMediumPointer(secret_, value, mac_key, pointer);
 }
@@ -247,8 +248,8 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
 }
 
 void HybridTableBuilder::NoteReference(const MediumPointer& pointer) {
-  refs_[pointer.file_number].AddRecord(pointer.handle.offset,
-                                       pointer.handle.size);
+  refs_.AddRecord(pointer.file_number, pointer.handle.offset,
+                  pointer.handle.size);
 }
 
 void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,

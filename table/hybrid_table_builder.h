@@ -106,7 +106,7 @@ class HybridTableBuilder : public TableBuilder {
 
   // The medium records this SST points to, which our refs collector writes
   // to its properties. Declared before inner_, which owns the collector.
-  MediumRefs refs_;
+  MediumRefsRecorder refs_;
   // The inner builder's collectors: RocksDB's, forwarded, plus our refs
   // collector. Declared before inner_, which uses them until it is destroyed.
   InternalTblPropCollFactories collector_factories_;

@@ -59,6 +59,31 @@ TEST(MediumRunsTest, SubtractLeavesOnlyUncoveredBytes) {
   EXPECT_TRUE(SubtractRuns(from, WholeMediumFile()).empty());
 }
 
+// The recorder's cache of map entries must not change what is recorded: 3000
+// files, far more than its slots, interleaved at random, against a plain map.
+TEST(MediumRunsTest, RecorderMatchesAPlainMapAcrossCacheCollisions) {
+  std::mt19937_64 rng(7);
+  MediumRefsRecorder recorder;
+  MediumRefs expected;
+  std::vector<uint64_t> next_offset(3000, 100);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t file = rng() % next_offset.size();
+    const uint64_t number = 10 + 7 * file;  // spaced like SST numbers
+    const uint64_t size = 40 + rng() % 200;
+    const uint64_t offset = next_offset[file] + (rng() % 8 == 0 ? 9000 : 0);
+    next_offset[file] = offset + size;
+    recorder.AddRecord(number, offset, size);
+    expected[number].AddRecord(offset, size);
+  }
+  ASSERT_EQ(recorder.refs()->size(), expected.size());
+  for (const auto& [number, ref] : expected) {
+    const MediumFileRef& got = recorder.refs()->at(number);
+    EXPECT_EQ(got.pointers, ref.pointers) << number;
+    EXPECT_EQ(got.record_bytes, ref.record_bytes) << number;
+    EXPECT_EQ(got.runs, ref.runs) << number;
+  }
+}
+
 // Version 1 of the refs property had no runs: its references keep the whole
 // file, so nothing it may point to is ever punched.
 TEST(MediumRunsTest, VersionOneRefsCoverTheWholeFile) {
