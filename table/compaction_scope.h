@@ -36,10 +36,12 @@ namespace hybridkv {
 class CompactionScope : public MediumReadahead::Plan {
  public:
   // Verified pointers are direct-mapped by two MAC bytes. A compaction has
-  // one in flight per input iterator (two for most compactions, one per L0
-  // file plus one for L0's); a slot overwritten before its pointer reaches
-  // the builder only costs a MAC. 512 slots of 128 bytes stay in the core's
-  // cache, which 4096 did not: the table was 4% of compaction CPU.
+  // one in flight per input iterator (two for most compactions; one per L0
+  // file plus one for the output level when L0 compacts); a slot overwritten
+  // before its pointer reaches the builder only costs a MAC. 512 slots of
+  // 128 bytes (64 KB) stay in the core's cache; 4096 slots (434 KB) did not,
+  // and the table took 4% of a load's compaction CPU
+  // (bench/results/issue10-compaction-cpu).
   static constexpr size_t kSlots = 512;
 
   // The scope of the compaction this thread runs; null when none.
