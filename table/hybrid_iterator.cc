@@ -96,9 +96,8 @@ void HybridIterator::Update() {
     // the first pointer of each table checks that, the rest are not hashed
     // again. Block checksums guard their bytes.
     const Slice mac_key = MacKey();
-    MediumPointer verified;
     if (mac_checked_ ||
-        DecodeMediumPointer(secret_, value, mac_key, &verified)) {
+        DecodeMediumPointer(secret_, value, mac_key, &pointer_)) {
       mac_checked_ = true;
       // The output builder finds it here instead of checking the MAC again.
       scope_->NoteVerified(mac_key, value, pointer_);
