@@ -12,6 +12,7 @@
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
+#include "rocksdb/table.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -54,11 +55,12 @@ std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
   return dirs;
 }
 
-HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
-                                       const TableFactory& inner_factory,
-                                       const TableBuilderOptions& tbo,
-                                       WritableFileWriter* file)
+HybridTableBuilder::HybridTableBuilder(
+    const HybridTableOptions& options, const TableFactory& inner_factory,
+    std::shared_ptr<TailEstimate> tail_estimate, const TableBuilderOptions& tbo,
+    WritableFileWriter* file)
     : options_(options),
+      tail_estimate_(std::move(tail_estimate)),
       dir_(DirName(file->file_name())),
       file_number_(FileNumberOf(tbo, file->file_name())),
       timestamp_size_(
@@ -76,6 +78,8 @@ HybridTableBuilder::HybridTableBuilder(const HybridTableOptions& options,
       new MediumRefsCollectorFactory(refs_.refs()));
   inner_.reset(inner_factory.NewTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
+  const auto* block_based = inner_factory.GetOptions<BlockBasedTableOptions>();
+  tail_margin_ = 2 * (block_based != nullptr ? block_based->block_size : 4096);
 
   medium_sync_.use_fsync = tbo.ioptions.use_fsync;
   // A flush job fsyncs the SST's directory, where the medium file lives,
@@ -259,6 +263,19 @@ void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
   inner_->Add(key_buffer_, value);
 }
 
+// The size of the file if it were finished now: the data so far, the tail
+// Finish would append, and a margin of two data blocks. RocksDB checks the
+// limit between keys, but the inner estimate grows a whole block at a time,
+// and Finish writes the block in progress: with the margin, a file cut at the
+// limit ends below it (for records smaller than a block).
+uint64_t HybridTableBuilder::EstimatedFileSize() const {
+  const uint64_t data = inner_->EstimatedFileSize();
+  if (inner_->IsEmpty()) {
+    return data;
+  }
+  return data + tail_margin_ + tail_estimate_->Predict(NumEntries(), data);
+}
+
 Status HybridTableBuilder::status() const {
   return status_.ok() ? inner_->status() : status_;
 }
@@ -297,6 +314,9 @@ Status HybridTableBuilder::Finish() {
   if (!s.ok()) {
     if (medium_ != nullptr) medium_->Abandon();
     return s;
+  }
+  if (inner_->GetTailSize() != 0) {  // 0: a format that does not report it
+    tail_estimate_->Learn(inner_->GetTableProperties(), inner_->GetTailSize());
   }
   DbCounters& c = state_->counters;
   switch (mode_) {

@@ -12,6 +12,7 @@
 #include "plugin/hybridkv/blob/siphash.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
+#include "plugin/hybridkv/table/tail_estimate.h"
 #include "table/table_builder.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -37,11 +38,14 @@ namespace hybridkv {
 //
 // Every TableBuilder virtual is forwarded, including those with a default body:
 // GetTailSize sets the file's tail size, NeedCompact marks it for compaction,
-// SetSeqnoTimeTableProperties sets its creation time.
+// SetSeqnoTimeTableProperties sets its creation time. EstimatedFileSize adds
+// the predicted tail (tail_estimate.h), so that RocksDB's size limit on
+// compaction outputs holds for the finished file.
 class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options,
                      const TableFactory& inner_factory,
+                     std::shared_ptr<TailEstimate> tail_estimate,
                      const TableBuilderOptions& tbo, WritableFileWriter* file);
   ~HybridTableBuilder() override;
 
@@ -53,9 +57,7 @@ class HybridTableBuilder : public TableBuilder {
   uint64_t NumEntries() const override { return inner_->NumEntries(); }
   bool IsEmpty() const override { return inner_->IsEmpty(); }
   uint64_t FileSize() const override { return inner_->FileSize(); }
-  uint64_t EstimatedFileSize() const override {
-    return inner_->EstimatedFileSize();
-  }
+  uint64_t EstimatedFileSize() const override;
   uint64_t GetTailSize() const override { return inner_->GetTailSize(); }
   bool NeedCompact() const override { return inner_->NeedCompact(); }
   TableProperties GetTableProperties() const override {
@@ -81,6 +83,9 @@ class HybridTableBuilder : public TableBuilder {
                      const Slice& value);
 
   const HybridTableOptions options_;
+  const std::shared_ptr<TailEstimate> tail_estimate_;
+  // Two data blocks: see EstimatedFileSize.
+  uint64_t tail_margin_ = 0;
   Mode mode_ = Mode::kPassThrough;
   const std::string dir_;
   const uint64_t file_number_;

@@ -369,7 +369,7 @@ Status HybridTableFactory::NewTableReader(
 TableBuilder* HybridTableFactory::NewTableBuilder(
     const TableBuilderOptions& table_builder_options,
     WritableFileWriter* file) const {
-  return new HybridTableBuilder(options_, *options_.inner,
+  return new HybridTableBuilder(options_, *options_.inner, tail_estimate_,
                                 table_builder_options, file);
 }
 

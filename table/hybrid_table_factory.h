@@ -18,6 +18,7 @@
 #include <string>
 
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/table/tail_estimate.h"
 #include "rocksdb/table.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -64,6 +65,9 @@ class HybridTableFactory : public TableFactory {
 
  private:
   HybridTableOptions options_;
+  // Learned from the tables this factory's builders finish.
+  const std::shared_ptr<TailEstimate> tail_estimate_ =
+      std::make_shared<TailEstimate>();
 };
 
 }  // namespace hybridkv
