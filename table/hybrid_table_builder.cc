@@ -61,6 +61,7 @@ HybridTableBuilder::HybridTableBuilder(
     WritableFileWriter* file)
     : options_(options),
       tail_estimate_(std::move(tail_estimate)),
+      level_(tbo.level_at_creation),
       dir_(DirName(file->file_name())),
       file_number_(FileNumberOf(tbo, file->file_name())),
       timestamp_size_(
@@ -273,7 +274,8 @@ uint64_t HybridTableBuilder::EstimatedFileSize() const {
   if (inner_->IsEmpty()) {
     return data;
   }
-  return data + tail_margin_ + tail_estimate_->Predict(NumEntries(), data);
+  return data + tail_margin_ +
+         tail_estimate_->Predict(level_, NumEntries(), data);
 }
 
 Status HybridTableBuilder::status() const {
@@ -316,7 +318,8 @@ Status HybridTableBuilder::Finish() {
     return s;
   }
   if (inner_->GetTailSize() != 0) {  // 0: a format that does not report it
-    tail_estimate_->Learn(inner_->GetTableProperties(), inner_->GetTailSize());
+    tail_estimate_->Learn(level_, inner_->GetTableProperties(),
+                          inner_->GetTailSize());
   }
   DbCounters& c = state_->counters;
   switch (mode_) {

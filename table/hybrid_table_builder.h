@@ -84,6 +84,7 @@ class HybridTableBuilder : public TableBuilder {
 
   const HybridTableOptions options_;
   const std::shared_ptr<TailEstimate> tail_estimate_;
+  const int level_;  // the output level, -1 when unknown
   // Two data blocks: see EstimatedFileSize.
   uint64_t tail_margin_ = 0;
   Mode mode_ = Mode::kPassThrough;

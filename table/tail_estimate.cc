@@ -3,30 +3,43 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+namespace {
 
-uint64_t TailEstimate::Predict(uint64_t entries, uint64_t data_bytes) const {
-  const auto relaxed = std::memory_order_relaxed;
-  // No overflow for tables under a terabyte: an index takes at most tens of
-  // kilobytes per MiB of data.
-  return entries * filter_millibytes_per_entry_.load(relaxed) / 1000 +
-         (data_bytes * index_bytes_per_mebibyte_of_data_.load(relaxed) >> 20) +
-         fixed_bytes_.load(relaxed);
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+// Up to a larger sample at once, down towards a smaller one by an eighth.
+void Follow(std::atomic<uint64_t>* term, uint64_t sample) {
+  const uint64_t now = term->load(kRelaxed);
+  term->store(sample >= now ? sample : now - (now - sample) / 8, kRelaxed);
 }
 
-void TailEstimate::Learn(const TableProperties& props, uint64_t tail_size) {
+}  // namespace
+
+uint64_t TailEstimate::Predict(int level, uint64_t entries,
+                               uint64_t data_bytes) const {
+  const Terms& t = levels_[Slot(level)];
+  // No overflow for tables under a terabyte: an index takes at most tens of
+  // kilobytes per MiB of data.
+  return entries * t.filter_millibytes_per_entry.load(kRelaxed) / 1000 +
+         (data_bytes * t.index_bytes_per_mebibyte_of_data.load(kRelaxed) >>
+          20) +
+         t.fixed_bytes.load(kRelaxed);
+}
+
+void TailEstimate::Learn(int level, const TableProperties& props,
+                         uint64_t tail_size) {
   if (props.num_entries < kMinEntries || props.data_size == 0) {
     return;
   }
-  const auto relaxed = std::memory_order_relaxed;
-  // Rounded up, so that the prediction errs towards smaller files.
-  filter_millibytes_per_entry_.store(
-      (props.filter_size * 1000 + props.num_entries - 1) / props.num_entries,
-      relaxed);
-  index_bytes_per_mebibyte_of_data_.store(
-      ((props.index_size << 20) + props.data_size - 1) / props.data_size,
-      relaxed);
+  // Terms rounded up, so that the prediction errs towards smaller files.
+  Terms& t = levels_[Slot(level)];
+  Follow(
+      &t.filter_millibytes_per_entry,
+      (props.filter_size * 1000 + props.num_entries - 1) / props.num_entries);
+  Follow(&t.index_bytes_per_mebibyte_of_data,
+         ((props.index_size << 20) + props.data_size - 1) / props.data_size);
   const uint64_t scaled = props.filter_size + props.index_size;
-  fixed_bytes_.store(tail_size > scaled ? tail_size - scaled : 0, relaxed);
+  Follow(&t.fixed_bytes, tail_size > scaled ? tail_size - scaled : 0);
 }
 
 }  // namespace hybridkv

@@ -26,24 +26,34 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-TEST(TailEstimateTest, PredictsTheTermsOfTheLastLargeTable) {
+TEST(TailEstimateTest, PredictsTheTermsLearnedAtTheLevel) {
   TailEstimate estimate;
-  EXPECT_EQ(estimate.Predict(100000, 8 << 20), 0u);  // nothing learned yet
+  EXPECT_EQ(estimate.Predict(1, 100000, 8 << 20), 0u);  // nothing learned yet
 
   TableProperties props;
   props.num_entries = 4000;
   props.data_size = 2 << 20;
   props.filter_size = 5000;  // 1.25 bytes per entry
   props.index_size = 40000;  // 20000 bytes per MiB of data
-  estimate.Learn(props, /*tail_size=*/45000 + 3000);
-  EXPECT_EQ(estimate.Predict(8000, 4 << 20), 10000u + 80000u + 3000u);
+  estimate.Learn(1, props, /*tail_size=*/45000 + 3000);
+  EXPECT_EQ(estimate.Predict(1, 8000, 4 << 20), 10000u + 80000u + 3000u);
+  EXPECT_EQ(estimate.Predict(2, 8000, 4 << 20), 0u);  // another level
 
   // A small table's fixed part would swamp its per-entry terms: ignored.
   TableProperties small = props;
   small.num_entries = TailEstimate::kMinEntries - 1;
   small.filter_size = 100000;
-  estimate.Learn(small, 200000);
-  EXPECT_EQ(estimate.Predict(8000, 4 << 20), 10000u + 80000u + 3000u);
+  estimate.Learn(1, small, 200000);
+  EXPECT_EQ(estimate.Predict(1, 8000, 4 << 20), 10000u + 80000u + 3000u);
+
+  // Larger terms are taken at once, smaller ones approached by an eighth.
+  TableProperties larger = props;
+  larger.filter_size = 6000;  // 1.5 bytes per entry
+  estimate.Learn(1, larger, 46000 + 3000);
+  EXPECT_EQ(estimate.Predict(1, 8000, 4 << 20), 12000u + 80000u + 3000u);
+  // Back to 1.25: 1.5 - 0.25 / 8, in whole millibytes (1.469).
+  estimate.Learn(1, props, 45000 + 3000);
+  EXPECT_EQ(estimate.Predict(1, 8000, 4 << 20), 11752u + 80000u + 3000u);
 }
 
 // Builds tables of increasing size with one HybridTable factory
