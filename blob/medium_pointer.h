@@ -20,9 +20,9 @@
 //   key does not verify. The sequence number is not covered, because
 //   bottommost compactions zero it.
 //
-// There is no separate value checksum: the record's own crc32c and its stored
-// user key, read back on every resolve, already catch a damaged or misdirected
-// record.
+// There is no separate value checksum: the record's own crc32c, which covers
+// the user key (medium_file.h) and is checked on every resolve, already
+// catches a damaged or misdirected record.
 #pragma once
 
 #include <cstdint>

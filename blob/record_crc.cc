@@ -17,9 +17,10 @@ namespace {
 #ifdef HYBRIDKV_HAVE_CRC32_INSTRUCTION
 // Compiled for SSE4.2 whatever the build's flags; called only where the CPU
 // has it.
-__attribute__((target("sse4.2"))) uint32_t HardwareCrc(const char* p,
+__attribute__((target("sse4.2"))) uint32_t HardwareCrc(uint32_t init,
+                                                       const char* p,
                                                        size_t n) {
-  uint64_t crc = 0xffffffffu;  // crc32c's initial inversion, as RocksDB's
+  uint64_t crc = init ^ 0xffffffffu;  // crc32c's inversion, as RocksDB's
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t word;
     std::memcpy(&word, p, 8);
@@ -41,12 +42,16 @@ bool CpuHasCrc32() {
 }  // namespace
 
 uint32_t RecordCrc(const char* data, size_t n) {
+  return RecordCrcExtend(0, data, n);
+}
+
+uint32_t RecordCrcExtend(uint32_t crc, const char* data, size_t n) {
 #ifdef HYBRIDKV_HAVE_CRC32_INSTRUCTION
   if (CpuHasCrc32()) {
-    return HardwareCrc(data, n);
+    return HardwareCrc(crc, data, n);
   }
 #endif
-  return crc32c::Value(data, n);
+  return crc32c::Extend(crc, data, n);
 }
 
 }  // namespace hybridkv

@@ -20,5 +20,9 @@ namespace hybridkv {
 // Equal to crc32c::Value(data, n) for every input.
 uint32_t RecordCrc(const char* data, size_t n);
 
+// Equal to crc32c::Extend(crc, data, n): the crc of the bytes `crc` covers
+// followed by data[0, n).
+uint32_t RecordCrcExtend(uint32_t crc, const char* data, size_t n);
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -469,8 +469,8 @@ Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
       return s;
     }
   }
-  Slice key, v;
-  if (!DecodeMediumRecord(record, &key, &v).ok() || key != user_key) {
+  Slice v;
+  if (!DecodeMediumRecord(record, user_key, &v).ok()) {
     // Rare: open the file (if the bytes came from the cache) for an error
     // that names it.
     IOOptions io;

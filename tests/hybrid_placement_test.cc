@@ -618,7 +618,7 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
   EXPECT_EQ(after_second.resolve_bytes_read,
             after_first.resolve_bytes_read);  // a hit does not
   // The cache holds the medium file's blocks, not single values: key 43's
-  // record (about 520 bytes after key 42's) came in key 42's 4 KiB block.
+  // record (507 bytes after key 42's) came in key 42's 4 KiB block.
   ASSERT_OK(db->Get(ReadOptions(), Key(43), &v));
   ASSERT_EQ(v, medium);
   HybridStatistics after_neighbour;
@@ -646,23 +646,24 @@ TEST(HybridPlacementTest, MediumReadsHonourReadOptions) {
   cache_only.read_tier = kBlockCacheTier;
   ASSERT_OK(db->Get(cache_only, Key(42), &v));  // the value is cached too
   EXPECT_EQ(v, medium);
-  // Key 47 shares key 42's SST data block (the read misses no data block),
-  // but its 531-byte medium record starts in the medium file's next 4 KiB
-  // block, which was never read.
+  // Key 49 shares key 42's SST data block (the read misses no data block),
+  // but its medium record (16 + 49 * 507 bytes into the file: header, then
+  // 507-byte records) starts in the medium file's next 4 KiB block, which was
+  // never read.
   const uint64_t data_misses =
       statistics->getTickerCount(BLOCK_CACHE_DATA_MISS);
-  Status s = db->Get(cache_only, Key(47), &v);
+  Status s = db->Get(cache_only, Key(49), &v);
   EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
   EXPECT_EQ(statistics->getTickerCount(BLOCK_CACHE_DATA_MISS), data_misses);
   ReadOptions no_fill;
   no_fill.fill_cache = false;
-  ASSERT_OK(db->Get(no_fill, Key(47), &v));
+  ASSERT_OK(db->Get(no_fill, Key(49), &v));
   EXPECT_EQ(v, medium);
-  s = db->Get(cache_only, Key(47), &v);
+  s = db->Get(cache_only, Key(49), &v);
   EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
   // Iterators too.
   std::unique_ptr<Iterator> it(db->NewIterator(cache_only));
-  it->Seek(Key(48));
+  it->Seek(Key(49));
   EXPECT_TRUE(!it->Valid() && it->status().IsIncomplete())
       << it->status().ToString();
 }

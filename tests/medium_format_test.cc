@@ -7,6 +7,7 @@
 
 #include <cinttypes>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -59,6 +60,13 @@ TEST(RecordCrcTest, EqualsRocksDBCrc32c) {
   }
   // crc32c's check value for "123456789".
   EXPECT_EQ(RecordCrc("123456789", 9), 0xe3069283u);
+  // Extending covers the concatenation, as a record's crc covers its key.
+  for (size_t split = 0; split <= 300; split += 13) {
+    ASSERT_EQ(RecordCrcExtend(RecordCrc(data.data(), split),
+                              data.data() + split, 300 - split),
+              crc32c::Value(data.data(), 300))
+        << "split " << split;
+  }
 }
 
 TEST(MediumPointerTest, RoundTripAndSize) {
@@ -110,9 +118,8 @@ TEST(CompactionScopeTest, FindsOnlyTheExactPointerNoted) {
 
   // Some other pointer takes a's slot; from then on only it is found.
   bool evicted = false;
-  for (uint64_t offset = 200; offset < 200 + 100 * CompactionScope::kSlots &&
-                              !evicted;
-       ++offset) {
+  for (uint64_t offset = 200;
+       offset < 200 + 100 * CompactionScope::kSlots && !evicted; ++offset) {
     std::string c;
     const MediumPointer pc = pointer_at(offset, "key-c", &c);
     scope.NoteVerified("key-c", c, pc);
@@ -298,6 +305,95 @@ TEST_F(MediumFileTest, TruncatedFileFailsToOpen) {
   Status s = MediumFileReader::Open(fs_, path, FileOptions(), &r);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("10.medium"), std::string::npos) << s.ToString();
+}
+
+// Version 2 records do not store their key; the crc covers it instead.
+TEST_F(MediumFileTest, RecordsElideTheirKeys) {
+  const std::string path = MediumFileName(dir_.path(), 12);
+  auto handles = Write(path, 50);
+  for (int i = 0; i < 50; i++) {
+    // crc, key_size 0, value_size (2 bytes from 128 on), value.
+    const size_t varint = Value(i).size() < 128 ? 1 : 2;
+    EXPECT_EQ(handles[i].size, 4 + 1 + varint + Value(i).size()) << i;
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.find(Key(7)), std::string::npos);
+  std::unique_ptr<MediumFileReader> r;
+  ASSERT_OK(MediumFileReader::Open(fs_, path, FileOptions(), &r));
+  std::string v;
+  ASSERT_OK(r->Read(IOOptions(), handles[7], Key(7), &v));
+  EXPECT_EQ(v, Value(7));
+  Status s = r->Read(IOOptions(), handles[7], Key(8), &v);  // misdirected
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("12.medium"), std::string::npos) << s.ToString();
+}
+
+// Files of format version 1, which stored each record's key, still read:
+// including a record of the empty key, where both crc rules agree.
+TEST_F(MediumFileTest, Version1FilesStillRead) {
+  const std::string path = MediumFileName(dir_.path(), 13);
+  const std::vector<std::pair<std::string, std::string>> records = {
+      {"", "value of the empty key"}, {"apple", "red"}, {"pear", "green"}};
+  std::string file;
+  MediumFileHeader header;
+  header.version = 1;
+  file.resize(MediumFileHeader::kEncodedLength);
+  header.EncodeTo(&file[0]);
+  std::vector<MediumRecordHandle> handles;
+  for (const auto& kv : records) {
+    const size_t start = file.size();
+    file.append(4, '\0');
+    PutVarint32(&file, static_cast<uint32_t>(kv.first.size()));
+    PutVarint32(&file, static_cast<uint32_t>(kv.second.size()));
+    file += kv.first + kv.second;
+    EncodeFixed32(
+        &file[start],
+        crc32c::Mask(crc32c::Value(&file[start + 4], file.size() - start - 4)));
+    handles.push_back({start, static_cast<uint32_t>(file.size() - start)});
+  }
+  MediumFileFooter footer;
+  footer.record_count = records.size();
+  footer.data_end = file.size();
+  file.resize(file.size() + MediumFileFooter::kEncodedLength);
+  footer.EncodeTo(&file[footer.data_end]);
+  std::ofstream(path, std::ios::binary) << file;
+
+  std::unique_ptr<MediumFileReader> r;
+  ASSERT_OK(MediumFileReader::Open(fs_, path, FileOptions(), &r));
+  for (size_t i = 0; i < records.size(); i++) {
+    std::string v;
+    ASSERT_OK(r->Read(IOOptions(), handles[i], records[i].first, &v));
+    EXPECT_EQ(v, records[i].second);
+  }
+  std::string v;
+  Status s = r->Read(IOOptions(), handles[1], "pear", &v);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("another key"), std::string::npos)
+      << s.ToString();
+}
+
+// A version this build does not read fails to open with NotSupported, which
+// names the versions it reads.
+TEST_F(MediumFileTest, UnknownVersionIsNotSupported) {
+  for (uint32_t version : {0u, kMediumFileVersion + 1}) {
+    const std::string path = MediumFileName(dir_.path(), 14 + version);
+    Write(path, 3);
+    std::string head(MediumFileHeader::kEncodedLength, '\0');
+    MediumFileHeader header;
+    header.version = version;
+    header.EncodeTo(&head[0]);
+    {
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.write(head.data(), static_cast<std::streamsize>(head.size()));
+    }
+    std::unique_ptr<MediumFileReader> r;
+    Status s = MediumFileReader::Open(fs_, path, FileOptions(), &r);
+    EXPECT_TRUE(s.IsNotSupported()) << version << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("reads versions 1 to 2"), std::string::npos)
+        << s.ToString();
+  }
 }
 
 TEST_F(MediumFileTest, AbandonDeletesTheFile) {
