@@ -21,6 +21,7 @@
 //   file    := header record* footer
 //   header  := magic:fixed64 version:fixed32 header_crc:fixed32        (16 bytes)
 //   record  := record_crc:fixed32 key_size:varint32 value_size:varint32 key value
+//              (key_size is 0 and key empty from version 2 on: see below)
 //   footer  := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
 //              version:fixed32 magic:fixed64                           (32 bytes)
 // clang-format on

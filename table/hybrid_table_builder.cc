@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "db/dbformat.h"
 #include "logging/logging.h"
@@ -81,6 +82,8 @@ HybridTableBuilder::HybridTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
   const auto* block_based = inner_factory.GetOptions<BlockBasedTableOptions>();
   tail_margin_ = 2 * (block_based != nullptr ? block_based->block_size : 4096);
+  max_tail_ = tbo.target_file_size > 0 ? tbo.target_file_size / 4
+                                       : std::numeric_limits<uint64_t>::max();
 
   medium_sync_.use_fsync = tbo.ioptions.use_fsync;
   // A flush job fsyncs the SST's directory, where the medium file lives,

@@ -40,7 +40,9 @@ namespace hybridkv {
 // GetTailSize sets the file's tail size, NeedCompact marks it for compaction,
 // SetSeqnoTimeTableProperties sets its creation time. EstimatedFileSize adds
 // the predicted tail (tail_estimate.h), so that RocksDB's size limit on
-// compaction outputs holds for the finished file.
+// compaction outputs holds for the finished file. The one exception is RocksDB
+// 11's EstimatedTailSize, left at its default of 0 on purpose: our
+// EstimatedFileSize already counts the tail, and RocksDB would count it twice.
 class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options,
@@ -87,6 +89,10 @@ class HybridTableBuilder : public TableBuilder {
   const int level_;  // the output level, -1 when unknown
   // Two data blocks: see EstimatedFileSize.
   uint64_t tail_margin_ = 0;
+  // The most EstimatedFileSize adds to the data: a quarter of the output's
+  // size limit (TableBuilderOptions::target_file_size), so that small targets
+  // keep files of a useful size; unlimited when the limit is not given.
+  uint64_t max_tail_ = 0;
   Mode mode_ = Mode::kPassThrough;
   const std::string dir_;
   const uint64_t file_number_;

@@ -357,8 +357,9 @@ Status HybridTableReader::VerifyChecksum(
     return s;
   }
   // Every record this table points to, read through its pointers: each read
-  // checks the record's crc and key. Not the medium files whole: the runs
-  // that no SST points to any more may have been freed (hole punching).
+  // checks the record's crc, which covers its key. Not the medium files whole:
+  // the runs that no SST points to any more may have been freed (hole
+  // punching).
   std::unique_ptr<InternalIterator> it(
       NewIterator(read_options, /*prefix_extractor=*/nullptr,
                   /*arena=*/nullptr, /*skip_filters=*/true,

@@ -8,9 +8,13 @@ namespace {
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
 // Up to a larger sample at once, down towards a smaller one by an eighth.
+// A compare-and-swap loop, so that of two builders finishing at once the
+// larger sample is not lost.
 void Follow(std::atomic<uint64_t>* term, uint64_t sample) {
-  const uint64_t now = term->load(kRelaxed);
-  term->store(sample >= now ? sample : now - (now - sample) / 8, kRelaxed);
+  uint64_t now = term->load(kRelaxed);
+  while (!term->compare_exchange_weak(
+      now, sample >= now ? sample : now - (now - sample) / 8, kRelaxed)) {
+  }
 }
 
 }  // namespace
@@ -28,7 +32,10 @@ uint64_t TailEstimate::Predict(int level, uint64_t entries,
 
 void TailEstimate::Learn(int level, const TableProperties& props,
                          uint64_t tail_size) {
-  if (props.num_entries < kMinEntries || props.data_size == 0) {
+  // A range-deletion block is part of the tail but grows with neither
+  // term: such a table would inflate the fixed part for the level.
+  if (props.num_entries < kMinEntries || props.data_size == 0 ||
+      props.num_range_deletions > 0) {
     return;
   }
   // Terms rounded up, so that the prediction errs towards smaller files.

@@ -6,12 +6,13 @@
 // have if it were finished now.
 //
 // Why: RocksDB cuts a compaction output once EstimatedFileSize() reaches the
-// output's limit (twice the target file size above the last level,
-// db/compaction/compaction.cc), and BlockBasedTableBuilder's estimate counts
-// only the data blocks written so far. The tail is appended after the cut, so
-// every file cut by size ends over its limit by its tail. Pointer tables hold
-// about three times the records of inline ones per byte, so their filters are
-// larger: the deep run's largest pointer SST was 16.6 MiB for a 16 MiB limit.
+// output's limit (twice the target file size above the last level when the
+// level below has files, db/compaction/compaction.cc), and
+// BlockBasedTableBuilder's estimate counts only the data blocks written so far.
+// The tail is appended after the cut, so every file cut by size ends over its
+// limit by its tail. Pointer tables hold about three times the records of
+// inline ones per byte, so their filters are larger: the deep run's largest
+// pointer SST was 16.6 MiB for a 16 MiB limit.
 //
 // The model is linear, learned per output level from the tables finished
 // there (TableProperties and TableBuilder::GetTailSize()): bytes of filter per
@@ -22,7 +23,11 @@
 // (a pointer table's refs property). A term follows a larger sample at once
 // and a smaller one by an eighth of the difference, so it errs towards
 // smaller files. It knows no filter or index format, so it holds for every
-// inner table format that reports them.
+// inner table format that reports them. It starts empty in every process, so
+// until a level has finished a table of kMinEntries entries, the outputs of
+// that level count only the margin. One estimate serves every column family
+// that shares the table factory; level -1 (SstFileWriter, repair) shares the
+// last slot with levels past it.
 #pragma once
 
 #include <array>
@@ -42,7 +47,8 @@ class TailEstimate {
 
   // Learns from a finished table at `level` with properties `props` and a
   // tail of `tail_size` bytes. Tables of fewer than kMinEntries entries are
-  // ignored: their fixed part would swamp the per-entry terms.
+  // ignored (their fixed part would swamp the per-entry terms), and so are
+  // tables with range deletions.
   void Learn(int level, const TableProperties& props, uint64_t tail_size);
 
   static constexpr uint64_t kMinEntries = 1024;

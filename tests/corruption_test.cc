@@ -334,7 +334,8 @@ TEST_P(PointerInSstTest, DamagedPointerIsNeverWrongData) {
       ASSERT_OK(s) << k;
       ASSERT_EQ(got, v) << k;
     } else if (damage_mac) {
-      // Reads locate the record by the pointer and check its crc and key.
+      // Reads locate the record by the pointer and check its crc, which covers
+      // the key.
       ASSERT_OK(s);
       ASSERT_EQ(got, v);
     } else {

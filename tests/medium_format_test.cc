@@ -358,6 +358,7 @@ TEST_F(MediumFileTest, Version1FilesStillRead) {
   footer.data_end = file.size();
   file.resize(file.size() + MediumFileFooter::kEncodedLength);
   footer.EncodeTo(&file[footer.data_end]);
+  EncodeFixed32(&file[footer.data_end + 20], 1);  // the footer's version
   std::ofstream(path, std::ios::binary) << file;
 
   std::unique_ptr<MediumFileReader> r;
