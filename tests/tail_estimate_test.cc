@@ -8,15 +8,20 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "file/writable_file_writer.h"
 #include "hybridkv/hybridkv.h"
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/table.h"
 #include "table/table_builder.h"
 #include "test_util.h"
@@ -120,6 +125,83 @@ TEST(TailEstimateTest, EstimateBoundsTheFinishedFileClosely) {
           << t.entries << " entries of " << t.value_size << "-byte values";
     }
   }
+}
+
+// The sizes of the SSTs compactions create, in order.
+class CompactionOutputSizes : public EventListener {
+ public:
+  void OnTableFileCreated(const TableFileCreationInfo& info) override {
+    if (info.reason == TableFileCreationReason::kCompaction &&
+        info.status.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      sizes_.push_back(info.file_size);
+    }
+  }
+  std::vector<uint64_t> sizes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sizes_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<uint64_t> sizes_;
+};
+
+// Through a DB: CompactFiles into the last populated level cuts its outputs
+// at output_file_size_limit. Once the level has learned its tail (from its
+// first output), every output stays within the limit, and the full ones come
+// close to it. Without the tail in the estimate, every full output ends over
+// the limit by its filter, index and properties.
+TEST(TailEstimateTest, CompactionOutputsStayWithinTheirLimit) {
+  test::ScratchDir dir("tail_estimate_db");
+  Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.write_buffer_size = 4 << 20;
+  BlockBasedTableOptions bbto;
+  bbto.filter_policy.reset(NewBloomFilterPolicy(10));
+  HybridOptions hybrid;
+  hybrid.table.inner.reset(NewBlockBasedTableFactory(bbto));
+  ASSERT_OK(ConfigureOptions(&options, hybrid));
+  auto outputs = std::make_shared<CompactionOutputSizes>();
+  options.listeners.push_back(outputs);
+  DB* raw = nullptr;
+  ASSERT_OK(OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+
+  // Two rounds over disjoint key ranges, each four flushes of medium values
+  // (pointers in the SSTs) compacted into L1 with a 128 KiB limit.
+  constexpr uint64_t kLimit = 128 << 10;
+  const std::string value(200, 'v');
+  for (int round = 0; round < 2; round++) {
+    for (int flush = 0; flush < 4; flush++) {
+      for (int i = 0; i < 12000; i++) {
+        char key[32];
+        snprintf(key, sizeof(key), "r%d-%08d", round, i * 4 + flush);
+        ASSERT_OK(db->Put(WriteOptions(), key, value));
+      }
+      ASSERT_OK(db->Flush(FlushOptions()));
+    }
+    ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(&meta);
+    std::vector<std::string> inputs;
+    for (const auto& f : meta.levels[0].files) {
+      inputs.push_back(f.name);
+    }
+    CompactionOptions compact;
+    compact.output_file_size_limit = kLimit;
+    ASSERT_OK(db->CompactFiles(compact, inputs, /*output_level=*/1));
+  }
+  const std::vector<uint64_t> sizes = outputs->sizes();
+  ASSERT_GE(sizes.size(), 10u) << testing::PrintToString(sizes);
+  size_t full = 0;
+  for (size_t i = 1; i < sizes.size(); i++) {  // the first taught the level
+    EXPECT_LE(sizes[i], kLimit)
+        << "output " << i << " of " << testing::PrintToString(sizes);
+    full += sizes[i] > kLimit * 3 / 4 ? 1 : 0;
+  }
+  // All but each compaction's last output are cut by size.
+  EXPECT_GE(full, sizes.size() - 3) << testing::PrintToString(sizes);
 }
 
 }  // namespace
