@@ -18,6 +18,13 @@ IOStatus Corrupt(const std::string& path, uint64_t offset,
                               std::to_string(offset) + ": " + what);
 }
 
+// The crc of a record whose key is elided: the record after its crc field
+// (`body`), followed by the user key, which the reader knows from the pointer.
+uint32_t RecordChecksum(const Slice& body, const Slice& user_key) {
+  return RecordCrcExtend(RecordCrc(body.data(), body.size()), user_key.data(),
+                         user_key.size());
+}
+
 }  // namespace
 
 std::string DirName(const std::string& path) {
@@ -129,10 +136,9 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   PutVarint32(&buffer_, static_cast<uint32_t>(value.size()));
   buffer_.append(value.data(), value.size());
   const size_t size = buffer_.size() - start;
-  const uint32_t crc =
-      RecordCrcExtend(RecordCrc(buffer_.data() + start + 4, size - 4),
-                      user_key.data(), user_key.size());
-  EncodeFixed32(&buffer_[start], crc32c::Mask(crc));
+  EncodeFixed32(&buffer_[start],
+                crc32c::Mask(RecordChecksum(
+                    Slice(buffer_.data() + start + 4, size - 4), user_key)));
   handle->offset = offset_;
   handle->size = static_cast<uint32_t>(size);
   offset_ += size;
@@ -214,10 +220,10 @@ Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
       in.size() != static_cast<uint64_t>(key_size) + value_size) {
     return Status::Corruption("medium record has bad lengths");
   }
-  uint32_t crc = RecordCrc(record.data() + 4, record.size() - 4);
-  if (key_size == 0) {  // elided: the crc covers the key
-    crc = RecordCrcExtend(crc, user_key.data(), user_key.size());
-  }
+  const Slice body(record.data() + 4, record.size() - 4);
+  // Version 1 stored the key, and its crc covers the body alone.
+  const uint32_t crc = key_size == 0 ? RecordChecksum(body, user_key)
+                                     : RecordCrc(body.data(), body.size());
   if (crc != crc32c::Unmask(DecodeFixed32(record.data()))) {
     return Status::Corruption(
         key_size == 0 ? "medium record checksum mismatch (damaged, or not the "

@@ -271,14 +271,17 @@ void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
 // Finish would append, and a margin of two data blocks. RocksDB checks the
 // limit between keys, but the inner estimate grows a whole block at a time,
 // and Finish writes the block in progress: with the margin, a file cut at the
-// limit ends below it (for records smaller than a block).
+// limit ends below it (for records smaller than a block). The addition is
+// capped (max_tail_): with a limit of a few blocks, files may end over it
+// again.
 uint64_t HybridTableBuilder::EstimatedFileSize() const {
   const uint64_t data = inner_->EstimatedFileSize();
   if (inner_->IsEmpty()) {
     return data;
   }
-  return data + tail_margin_ +
-         tail_estimate_->Predict(level_, NumEntries(), data);
+  return data +
+         std::min(max_tail_, tail_margin_ + tail_estimate_->Predict(
+                                                level_, NumEntries(), data));
 }
 
 Status HybridTableBuilder::status() const {
@@ -320,9 +323,9 @@ Status HybridTableBuilder::Finish() {
     if (medium_ != nullptr) medium_->Abandon();
     return s;
   }
-  if (inner_->GetTailSize() != 0) {  // 0: a format that does not report it
-    tail_estimate_->Learn(level_, inner_->GetTableProperties(),
-                          inner_->GetTailSize());
+  const uint64_t tail_size = inner_->GetTailSize();
+  if (tail_size != 0) {  // 0: a format that does not report it
+    tail_estimate_->Learn(level_, inner_->GetTableProperties(), tail_size);
   }
   DbCounters& c = state_->counters;
   switch (mode_) {
