@@ -172,6 +172,7 @@ uint64_t RunOps() {
 }
 
 void Init(DB* db) {
+  g.summary.start = std::chrono::steady_clock::now();
   g.live_path = db->GetName() + ".ycsb-live";
   uint64_t records = 0;
   std::vector<uint16_t> loaded;
@@ -407,6 +408,7 @@ void RunYcsbThread(DB* db, int tid, const ReadOptions& read_options,
   client.Run(my_ops);
   std::lock_guard<std::mutex> lock(g.summary_mu);
   client.MergeInto(&g.summary);
+  g.summary.end = std::max(g.summary.end, std::chrono::steady_clock::now());
 }
 
 bool FinishYcsb(YcsbSummary* summary) {
