@@ -289,6 +289,12 @@ void ApplyOptions(Options* options) {
   hybrid.table = TableOptionsFromFlags();
   auto& t = hybrid.table;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
+  // An explicit --blob_compaction_readahead_size wins over HybridKV's policy.
+  if (!gflags::GetCommandLineFlagInfoOrDie("blob_compaction_readahead_size")
+           .is_default) {
+    hybrid.blob_compaction_readahead_size =
+        options->blob_compaction_readahead_size;
+  }
   ROCKSDB_NAMESPACE::Status s =
       ROCKSDB_NAMESPACE::hybridkv::ConfigureOptions(options, hybrid);
   if (!s.ok()) {

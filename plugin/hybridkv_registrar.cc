@@ -65,6 +65,8 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
       hybrid.enable_blob_garbage_collection;
   configured.blob_garbage_collection_age_cutoff =
       hybrid.blob_garbage_collection_age_cutoff;
+  configured.blob_compaction_readahead_size =
+      hybrid.blob_compaction_readahead_size;
   Status s = configured.table_factory->ValidateOptions(
       DBOptions(configured), ColumnFamilyOptions(configured));
   if (s.ok()) {

@@ -332,6 +332,27 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
       << s.ToString();
 }
 
+// The large class's policy is HybridKV's: ConfigureOptions sets BlobDB's
+// garbage collection and its readahead, by default and as asked.
+TEST(OptionsTest, ConfigureOptionsSetsTheLargeClassPolicy) {
+  Options options;
+  ASSERT_EQ(options.blob_compaction_readahead_size, 0u);  // RocksDB's default
+  ASSERT_OK(ConfigureOptions(&options));
+  EXPECT_TRUE(options.enable_blob_garbage_collection);
+  EXPECT_DOUBLE_EQ(options.blob_garbage_collection_age_cutoff, 0.25);
+  EXPECT_EQ(options.blob_compaction_readahead_size, uint64_t{2} << 20);
+
+  HybridOptions hybrid;
+  hybrid.enable_blob_garbage_collection = false;
+  hybrid.blob_garbage_collection_age_cutoff = 0.5;
+  hybrid.blob_compaction_readahead_size = 0;
+  Options custom;
+  ASSERT_OK(ConfigureOptions(&custom, hybrid));
+  EXPECT_FALSE(custom.enable_blob_garbage_collection);
+  EXPECT_DOUBLE_EQ(custom.blob_garbage_collection_age_cutoff, 0.5);
+  EXPECT_EQ(custom.blob_compaction_readahead_size, 0u);
+}
+
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
