@@ -289,9 +289,23 @@ void ApplyOptions(Options* options) {
   hybrid.table = TableOptionsFromFlags();
   auto& t = hybrid.table;
   t.inner = options->table_factory;  // keep db_bench's BlockBasedTable settings
-  // An explicit --blob_compaction_readahead_size wins over HybridKV's policy.
-  if (!gflags::GetCommandLineFlagInfoOrDie("blob_compaction_readahead_size")
-           .is_default) {
+  // HybridKV sets the large class's policy; a db_bench flag for it given on
+  // the command line wins (db_bench has already copied it into `options`).
+  auto given = [](const char* flag) {
+    return !gflags::GetCommandLineFlagInfoOrDie(flag).is_default;
+  };
+  if (given("enable_blob_files")) {
+    hybrid.enable_blob_files = options->enable_blob_files;
+  }
+  if (given("enable_blob_garbage_collection")) {
+    hybrid.enable_blob_garbage_collection =
+        options->enable_blob_garbage_collection;
+  }
+  if (given("blob_garbage_collection_age_cutoff")) {
+    hybrid.blob_garbage_collection_age_cutoff =
+        options->blob_garbage_collection_age_cutoff;
+  }
+  if (given("blob_compaction_readahead_size")) {
     hybrid.blob_compaction_readahead_size =
         options->blob_compaction_readahead_size;
   }

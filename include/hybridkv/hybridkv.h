@@ -89,7 +89,7 @@ struct HybridOptions {
   // compaction reads an old blob file's relocated blobs in few large requests,
   // in file order (blob files are written in key order, and so are read by a
   // compaction). Measured at 2M records of mix MD: read requests per insert
-  // 0.05-0.07 -> 0.001, CPU per insert 15-25% lower, for stock BlobDB as for
+  // 0.05-0.07 -> 0.001, CPU per insert 10-28% lower, for stock BlobDB as for
   // HybridKV (bench/results/issue11-blob-gc-readahead).
   uint64_t blob_compaction_readahead_size = 2 << 20;
 };
