@@ -9,10 +9,16 @@
 #include <mutex>
 #include <thread>
 
+#include "cache/cache_key.h"
+#include "cache/typed_cache.h"
+#include "db/blob/blob_contents.h"
 #include "db/blob/blob_file_cache.h"
+#include "db/blob/blob_log_format.h"
 #include "db/blob/blob_read_request.h"
 #include "db/blob/blob_source.h"
 #include "file/filename.h"
+#include "file/random_access_file_reader.h"
+#include "monitoring/statistics_impl.h"
 #include "plugin/hybridkv/blob/db_state.h"
 #include "rocksdb/cache.h"
 #include "table/multiget_context.h"
@@ -164,6 +170,8 @@ void BlobCacheWarmer::ForgetBlobFile(const std::string& path) {
   }
   for (const auto& warmer : warmers) {
     warmer->blob_file_cache_->Evict(number);
+    std::lock_guard<std::mutex> lock(warmer->files_mu_);
+    warmer->files_.erase(number);
   }
 }
 
@@ -172,7 +180,11 @@ BlobCacheWarmer::BlobCacheWarmer(const ImmutableOptions& ioptions,
                                  const std::shared_ptr<TableFactory>& inner,
                                  uint32_t column_family_id, std::string db_id,
                                  std::string db_session_id)
-    : db_id_(std::move(db_id)),
+    : fs_(ioptions.fs),
+      blob_dir_(ioptions.cf_paths.front().path),
+      statistics_(ioptions.stats),
+      lowest_used_cache_tier_(ioptions.lowest_used_cache_tier),
+      db_id_(std::move(db_id)),
       db_session_id_(std::move(db_session_id)),
       file_options_(file_options),
       reader_cache_(NewReaderCache()) {
@@ -207,6 +219,117 @@ void BlobCacheWarmer::WarmGroup(const ReadOptions& read_options,
   uint64_t bytes_read = 0;
   blob_source_->MultiGetBlobFromOneFile(read_options, blobs[0].file_number,
                                         /*file_size=*/0, requests, &bytes_read);
+}
+
+std::shared_ptr<RandomAccessFileReader> BlobCacheWarmer::OpenFile(
+    uint64_t number) {
+  {
+    std::lock_guard<std::mutex> lock(files_mu_);
+    auto it = files_.find(number);
+    if (it != files_.end()) {
+      return it->second;
+    }
+  }
+  const std::string path = BlobFileName(blob_dir_, number);
+  std::unique_ptr<FSRandomAccessFile> file;
+  if (!fs_->NewRandomAccessFile(path, file_options_, &file, nullptr).ok()) {
+    return nullptr;
+  }
+  auto reader = std::make_shared<RandomAccessFileReader>(std::move(file), path);
+  std::lock_guard<std::mutex> lock(files_mu_);
+  if (files_.size() >= kOpenBlobFiles) {
+    files_.erase(files_.begin());  // any: reopening costs only an open
+  }
+  return files_.emplace(number, std::move(reader)).first->second;
+}
+
+bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
+                                    const IOOptions& io, const Blob* blobs,
+                                    size_t count) {
+  Cache* cache = blob_source_->GetBlobCache();
+  if (fs != fs_.get() || cache == nullptr) {
+    return false;
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (blobs[i].compression != kNoCompression) {
+      return false;
+    }
+  }
+  std::shared_ptr<RandomAccessFileReader> file =
+      OpenFile(blobs[0].file_number);
+  if (file == nullptr) {
+    return false;
+  }
+  const OffsetableCacheKey file_key(db_id_, db_session_id_,
+                                    blobs[0].file_number);
+  for (size_t i = 0; i < count; i++) {
+    const Blob& blob = blobs[i];
+    const CacheKey key = file_key.WithOffset(blob.offset);
+    Cache::Handle* cached = cache->Lookup(key.AsSlice());
+    if (cached != nullptr) {
+      cache->Release(cached);
+      continue;
+    }
+    // The whole record, as BlobFileReader reads it: header, key, value.
+    const uint64_t adjustment =
+        BlobLogRecord::CalculateAdjustmentForRecordHeader(blob.user_key.size());
+    if (blob.offset < adjustment) {
+      continue;  // a bad index: DBIter's own read reports it
+    }
+    batch->Add(file.get(), io, blob.offset - adjustment,
+               static_cast<size_t>(blob.size + adjustment),
+               [this, file, &blob](const IOStatus& s, const Slice& record) {
+                 if (s.ok()) {
+                   InsertRecord(blob, record);
+                 }
+               });
+  }
+  return true;
+}
+
+void BlobCacheWarmer::InsertRecord(const Blob& blob,
+                                   const Slice& record) const {
+  // BlobFileReader's checks; a blob that fails them is not cached, and
+  // DBIter's own read reports it.
+  BlobLogRecord parsed;
+  if (record.size() < BlobLogRecord::kHeaderSize ||
+      !parsed
+           .DecodeHeaderFrom(Slice(record.data(), BlobLogRecord::kHeaderSize))
+           .ok() ||
+      parsed.key_size != blob.user_key.size() ||
+      parsed.value_size != blob.size ||
+      record.size() != parsed.record_size()) {
+    return;
+  }
+  parsed.key = Slice(record.data() + BlobLogRecord::kHeaderSize,
+                     parsed.key_size);
+  parsed.value = Slice(parsed.key.data() + parsed.key_size, blob.size);
+  if (parsed.key != Slice(blob.user_key) || !parsed.CheckBlobCRC().ok()) {
+    return;
+  }
+  RecordTick(statistics_, BLOB_DB_BLOB_FILE_BYTES_READ, record.size());
+  // Exactly BlobSource::PutBlobIntoCache: its key, its typed cache (the
+  // same item helper), BOTTOM priority, its cache tier.
+  Cache* cache = blob_source_->GetBlobCache();
+  FullTypedCacheInterface<BlobContents, BlobContentsCreator> typed(cache);
+  std::unique_ptr<BlobContents> contents;
+  size_t charge = 0;
+  BlobContentsCreator::Create(&contents, &charge, parsed.value,
+                              kNoCompression, cache->memory_allocator());
+  const CacheKey key =
+      OffsetableCacheKey(db_id_, db_session_id_, blob.file_number)
+          .WithOffset(blob.offset);
+  if (typed
+          .InsertFull(key.AsSlice(), contents.get(), charge,
+                      /*handle=*/nullptr, Cache::Priority::BOTTOM,
+                      lowest_used_cache_tier_)
+          .ok()) {
+    contents.release();
+    RecordTick(statistics_, BLOB_DB_CACHE_ADD);
+    RecordTick(statistics_, BLOB_DB_CACHE_BYTES_WRITE, parsed.value.size());
+  } else {
+    RecordTick(statistics_, BLOB_DB_CACHE_ADD_FAILURES);
+  }
 }
 
 }  // namespace hybridkv

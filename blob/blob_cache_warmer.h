@@ -13,7 +13,10 @@
 // (DB id, DB session id, blob file number, offset) and stores BlobContents, so
 // the entries it inserts are exactly the ones DBIter's BlobSource looks up;
 // reusing it, rather than copying its key and cache-item code, keeps that true
-// across RocksDB versions. Warming only fills a cache: every error is dropped,
+// across RocksDB versions. AddGroupReads, for asynchronous batches, reads and
+// checks the records itself (BlobSource reads only synchronously) and inserts
+// them with BlobSource's key, typed cache interface, priority and tier. Warming
+// only fills a cache: every error is dropped,
 // and the reader that needs the value reads it again and reports the error as
 // it would have without warming.
 #pragma once
@@ -22,10 +25,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "rocksdb/compression_type.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
@@ -35,6 +41,8 @@ namespace ROCKSDB_NAMESPACE {
 class BlobFileCache;
 class BlobSource;
 class Cache;
+class RandomAccessFileReader;
+class Statistics;
 
 namespace hybridkv {
 
@@ -76,12 +84,36 @@ class BlobCacheWarmer {
   void WarmGroup(const ReadOptions& read_options, const Blob* blobs,
                  size_t count);
 
+  // WarmGroup's work as requests of `batch`, which reads through `fs`: each
+  // blob not yet cached is read (its record, as BlobFileReader reads it),
+  // checked (header and blob crc, key and size) and inserted into the blob
+  // cache under BlobSource's own key, as BlobSource would, when its read
+  // completes. False, with nothing added, when it cannot: compressed blobs,
+  // another file system, or a file that does not open. Then WarmGroup is the
+  // way. Thread-safe.
+  bool AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
+                     const IOOptions& io, const Blob* blobs, size_t count);
+
  private:
   BlobCacheWarmer(const ImmutableOptions& ioptions,
                   const FileOptions& file_options,
                   const std::shared_ptr<TableFactory>& inner,
                   uint32_t column_family_id, std::string db_id,
                   std::string db_session_id);
+
+  // The open blob file `number` for AddGroupReads; null if it cannot open.
+  std::shared_ptr<RandomAccessFileReader> OpenFile(uint64_t number);
+  // Inserts the blob `bytes` (`blob`'s whole record) into the blob cache
+  // when its record checks out.
+  void InsertRecord(const Blob& blob, const Slice& record) const;
+
+  const std::shared_ptr<FileSystem> fs_;
+  const std::string blob_dir_;
+  Statistics* const statistics_;
+  const CacheTier lowest_used_cache_tier_;
+  std::mutex files_mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<RandomAccessFileReader>>
+      files_;  // guarded by files_mu_
 
   // BlobSource and BlobFileCache keep references to these.
   const std::string db_id_;

@@ -72,6 +72,35 @@ bool MediumBlockCache::Lookup(uint64_t offset, size_t n, std::string* scratch,
   return true;
 }
 
+void MediumBlockCache::BlockSpan(const MediumFileReader& file,
+                                 uint64_t offset, size_t n, uint64_t* begin,
+                                 uint64_t* end) {
+  *begin = offset / kBlockSize * kBlockSize;
+  *end = std::max(offset + n,
+                  std::min(file.data_end(),
+                           (offset + n + kBlockSize - 1) / kBlockSize *
+                               kBlockSize));
+}
+
+void MediumBlockCache::Insert(uint64_t begin, const Slice& bytes) const {
+  const uint64_t end = begin + bytes.size();
+  for (uint64_t block_begin = begin; block_begin < end;
+       block_begin += kBlockSize) {
+    const size_t size =
+        static_cast<size_t>(std::min(kBlockSize, end - block_begin));
+    auto* entry = new CachedMediumBlock{
+        file_number_,
+        std::string(bytes.data() + (block_begin - begin), size)};
+    if (!cache_
+             ->Insert(BlockKey(block_begin / kBlockSize), entry,
+                      &kCachedMediumBlockHelper,
+                      sizeof(*entry) + entry->data.size())
+             .ok()) {
+      delete entry;  // a full strict-capacity cache: the read succeeded
+    }
+  }
+}
+
 IOStatus MediumBlockCache::Read(const IOOptions& io,
                                 const MediumFileReader& file, uint64_t offset,
                                 size_t n, bool fill_cache,
@@ -81,34 +110,40 @@ IOStatus MediumBlockCache::Read(const IOOptions& io,
     *bytes_read = n;
     return file.ReadRange(io, offset, n, scratch, bytes);
   }
-  // Whole blocks, but never past the data region (the footer follows it).
-  const uint64_t begin = offset / kBlockSize * kBlockSize;
-  const uint64_t end =
-      std::max(offset + n, std::min(file.data_end(),
-                                    (offset + n + kBlockSize - 1) /
-                                        kBlockSize * kBlockSize));
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  BlockSpan(file, offset, n, &begin, &end);
   Slice span;
   IOStatus s = file.ReadRange(io, begin, end - begin, scratch, &span);
   if (!s.ok()) {
     return s;
   }
   *bytes_read = end - begin;
-  for (uint64_t block_begin = begin; block_begin < end;
-       block_begin += kBlockSize) {
-    const size_t size =
-        static_cast<size_t>(std::min(kBlockSize, end - block_begin));
-    auto* entry = new CachedMediumBlock{
-        file_number_, std::string(span.data() + (block_begin - begin), size)};
-    if (!cache_
-             ->Insert(BlockKey(block_begin / kBlockSize), entry,
-                      &kCachedMediumBlockHelper,
-                      sizeof(*entry) + entry->data.size())
-             .ok()) {
-      delete entry;  // a full strict-capacity cache: the read succeeded
-    }
-  }
+  Insert(begin, span);
   *bytes = Slice(span.data() + (offset - begin), n);
   return IOStatus::OK();
+}
+
+void MediumBlockCache::ReadAsync(
+    AsyncReadBatch* batch, const IOOptions& io,
+    const std::shared_ptr<MediumFileReader>& file, uint64_t offset, size_t n,
+    std::atomic<uint64_t>* bytes_read) const {
+  if (cache_ == nullptr) {
+    return;
+  }
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  BlockSpan(*file, offset, n, &begin, &end);
+  // The callback keeps the file open until the batch is done with it.
+  const MediumBlockCache blocks = *this;
+  file->ReadRangeAsync(
+      batch, io, begin, end - begin,
+      [blocks, file, begin, bytes_read](const IOStatus& s, const Slice& span) {
+        if (s.ok()) {
+          blocks.Insert(begin, span);
+          *bytes_read += span.size();
+        }
+      });
 }
 
 }  // namespace hybridkv

@@ -1,9 +1,12 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "rocksdb/advanced_cache.h"
 #include "rocksdb/io_status.h"
@@ -54,8 +57,22 @@ class MediumBlockCache {
                 std::string* scratch, Slice* bytes,
                 uint64_t* bytes_read) const;
 
+  // The same read as Read's with `fill_cache`, added to `batch`: caches the
+  // blocks when it completes, and adds the bytes it read to `*bytes_read`
+  // (which must outlive the batch's Wait). Errors are dropped: warming only.
+  void ReadAsync(AsyncReadBatch* batch, const IOOptions& io,
+                 const std::shared_ptr<MediumFileReader>& file,
+                 uint64_t offset, size_t n,
+                 std::atomic<uint64_t>* bytes_read) const;
+
  private:
   std::string BlockKey(uint64_t block_index) const;
+  // The whole blocks that cover [offset, offset + n) of `file`, never past
+  // its data region (the footer follows it).
+  static void BlockSpan(const MediumFileReader& file, uint64_t offset,
+                        size_t n, uint64_t* begin, uint64_t* end);
+  // Caches `bytes`, the blocks from `begin` on.
+  void Insert(uint64_t begin, const Slice& bytes) const;
 
   Cache* const cache_;
   const uint64_t file_key_;

@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 
 #include "file/random_access_file_reader.h"
+#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
 #include "plugin/hybridkv/blob/record_crc.h"
@@ -338,6 +339,18 @@ IOStatus MediumFileReader::DecodeRecord(uint64_t offset, const Slice& record,
   }
   value->assign(v.data(), v.size());
   return IOStatus::OK();
+}
+
+void MediumFileReader::ReadRangeAsync(
+    AsyncReadBatch* batch, const IOOptions& io_options, uint64_t offset,
+    size_t n, std::function<void(const IOStatus&, const Slice&)> done) const {
+  const std::string* path = &path_;
+  batch->Add(file_.get(), io_options, offset, n,
+             [path, offset, done](const IOStatus& s, const Slice& bytes) {
+               done(s.IsCorruption() ? Corrupt(*path, offset, s.ToString())
+                                     : s,
+                    bytes);
+             });
 }
 
 IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,

@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,8 @@ class RandomAccessFileReader;
 class WritableFileWriter;
 
 namespace hybridkv {
+
+class AsyncReadBatch;
 
 constexpr uint64_t kMediumFileMagic =
     0x3164656d766b6268ull;                     // "hbkvmed1", little-endian
@@ -200,6 +203,13 @@ class MediumFileReader {
   // merging.
   IOStatus ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
                      std::string* scratch, Slice* result) const;
+
+  // Adds the read of `[offset, offset + n)` to `batch`; `done` gets the
+  // bytes, or an error that names the file.
+  void ReadRangeAsync(AsyncReadBatch* batch, const IOOptions& io_options,
+                      uint64_t offset, size_t n,
+                      std::function<void(const IOStatus&, const Slice&)> done)
+      const;
 
   const std::string& path() const { return path_; }
   uint64_t data_end() const { return data_end_; }

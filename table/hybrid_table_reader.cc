@@ -6,6 +6,8 @@
 #include "db/dbformat.h"
 #include "db/merge_context.h"
 #include "memory/arena.h"
+#include "plugin/hybridkv/blob/async_read_batch.h"
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
@@ -172,11 +174,7 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
   }
   const MediumReadOptions medium_options(read_options);
   if (pointers.size() > 1) {
-    const auto spans = GroupIntoReadSpans(&pointers);
-    RunReadsInParallel(spans.size(), [&](size_t i) {
-      WarmMediumValues(medium_options, &pointers[spans[i].first],
-                       spans[i].second - spans[i].first);
-    });
+    WarmMediumSpans(medium_options, pointers, GroupIntoReadSpans(&pointers));
   }
   for (Unfinished& u : unfinished) {
     *u.key->s = FinishLookup(read_options, medium_options, u.key->ikey,
@@ -385,12 +383,10 @@ MediumBlockCache HybridTableReader::BlocksOf(uint64_t file_number) const {
       file_number);
 }
 
-void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
-                                         const MediumPointer* pointers,
-                                         size_t n) {
-  if (n == 0 || options.block_cache_only() || !options.fill_cache()) {
-    return;
-  }
+bool HybridTableReader::UncachedSpan(const IOOptions& io,
+                                     const MediumPointer* pointers, size_t n,
+                                     std::shared_ptr<MediumFileReader>* file,
+                                     uint64_t* begin, uint64_t* end) {
   const MediumBlockCache blocks = BlocksOf(pointers[0].file_number);
   std::string scratch;
   Slice bytes;
@@ -401,25 +397,79 @@ void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
     first++;
   }
   if (first == n) {
-    return;
+    return false;
   }
   const MediumRecordHandle& last = pointers[n - 1].handle;
-  const uint64_t begin = pointers[first].handle.offset;
-  const uint64_t end = last.offset + last.size;
+  *begin = pointers[first].handle.offset;
+  *end = last.offset + last.size;
+  return *end >= *begin &&
+         GetMediumFile(io, pointers[first].file_number, file).ok() &&
+         (*file)->CheckHandle(pointers[first].handle).ok() &&
+         (*file)->CheckHandle(last).ok();
+}
+
+void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
+                                         const MediumPointer* pointers,
+                                         size_t n) {
   IOOptions io;
   std::shared_ptr<MediumFileReader> file;
-  uint64_t bytes_read = 0;
-  if (end < begin || !options.PrepareIO(context_.clock, &io).ok() ||
-      !GetMediumFile(io, pointers[first].file_number, &file).ok() ||
-      !file->CheckHandle(pointers[first].handle).ok() ||
-      !file->CheckHandle(last).ok() ||
-      !blocks
-           .Read(io, *file, begin, end - begin, /*fill_cache=*/true, &scratch,
-                 &bytes, &bytes_read)
-           .ok()) {
-    return;  // each value's own read reports the error
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  if (n == 0 || options.block_cache_only() || !options.fill_cache() ||
+      !options.PrepareIO(context_.clock, &io).ok() ||
+      !UncachedSpan(io, pointers, n, &file, &begin, &end)) {
+    return;
   }
-  context_.state->counters.resolve_bytes_read += bytes_read;
+  std::string scratch;
+  Slice bytes;
+  uint64_t bytes_read = 0;
+  if (BlocksOf(pointers[0].file_number)
+          .Read(io, *file, begin, end - begin, /*fill_cache=*/true, &scratch,
+                &bytes, &bytes_read)
+          .ok()) {
+    context_.state->counters.resolve_bytes_read += bytes_read;
+  }
+  // Errors are dropped: each value's own read reports them.
+}
+
+void HybridTableReader::WarmMediumSpans(
+    const MediumReadOptions& options,
+    const std::vector<MediumPointer>& pointers,
+    const std::vector<std::pair<size_t, size_t>>& spans) {
+  IOOptions io;
+  if (spans.empty() || options.block_cache_only() || !options.fill_cache() ||
+      !options.PrepareIO(context_.clock, &io).ok()) {
+    return;
+  }
+  // Asynchronous reads bypass RocksDB's rate limiter: a rate-limited read
+  // takes the blocking path, which charges it.
+  if (spans.size() == 1 || io.rate_limiter_priority != Env::IO_TOTAL ||
+      !AsyncReadBatch::Supported(context_.fs.get())) {
+    RunReadsInParallel(spans.size(), [&](size_t i) {
+      WarmMediumValues(options, &pointers[spans[i].first],
+                       spans[i].second - spans[i].first);
+    });
+    return;
+  }
+  AsyncReadBatch batch(context_.fs.get());
+  AddMediumReads(&batch, io, pointers, spans);
+}
+
+void HybridTableReader::AddMediumReads(
+    AsyncReadBatch* batch, const IOOptions& io,
+    const std::vector<MediumPointer>& pointers,
+    const std::vector<std::pair<size_t, size_t>>& spans) {
+  for (const auto& span : spans) {
+    std::shared_ptr<MediumFileReader> file;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    if (UncachedSpan(io, &pointers[span.first], span.second - span.first,
+                     &file, &begin, &end)) {
+      BlocksOf(pointers[span.first].file_number)
+          .ReadAsync(batch, io, file, begin, end - begin,
+                     &context_.state->counters.resolve_bytes_read);
+    }
+  }
 }
 
 std::vector<std::pair<size_t, size_t>> HybridTableReader::GroupIntoReadSpans(

@@ -145,6 +145,17 @@ class HybridTableReader : public TableReader {
   // reports them.
   void WarmMediumValues(const MediumReadOptions& options,
                         const MediumPointer* pointers, size_t n);
+  // WarmMediumValues for every span of `pointers` (GroupIntoReadSpans), all
+  // in flight together: as one AsyncReadBatch from this thread where the
+  // file system reads asynchronously, else on RunReadsInParallel's pool.
+  void WarmMediumSpans(const MediumReadOptions& options,
+                       const std::vector<MediumPointer>& pointers,
+                       const std::vector<std::pair<size_t, size_t>>& spans);
+  // WarmMediumSpans's reads as requests of `batch` (which reads through the
+  // table's file system); `pointers` must outlive its Wait.
+  void AddMediumReads(AsyncReadBatch* batch, const IOOptions& io,
+                      const std::vector<MediumPointer>& pointers,
+                      const std::vector<std::pair<size_t, size_t>>& spans);
   // Sorts `pointers` by file and offset and splits them into the spans that
   // WarmMediumValues reads with one request each: [first, last) index pairs.
   static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
@@ -163,6 +174,12 @@ class HybridTableReader : public TableReader {
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
  private:
+  // The part of the span pointers[0, n) (one medium file, by offset) that
+  // is not cached, [*begin, *end), and its open file; false when all of it
+  // is cached or it cannot be read.
+  bool UncachedSpan(const IOOptions& io, const MediumPointer* pointers,
+                    size_t n, std::shared_ptr<MediumFileReader>* file,
+                    uint64_t* begin, uint64_t* end);
   // What Get's one-lookup probe found for a key.
   struct ProbeResult {
     enum Outcome {

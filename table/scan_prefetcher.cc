@@ -5,6 +5,7 @@
 
 #include "db/blob/blob_index.h"
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
@@ -70,8 +71,6 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
     in_step_ = true;
   }
   Collect();
-  // One read task per group: a blob file's blobs (MultiRead), a medium
-  // file's run of records (one request).
   const auto groups = SortAndGroup(
       &blobs_,
       [](const BlobCacheWarmer::Blob& b) {
@@ -83,15 +82,40 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
                group_size < BlobCacheWarmer::kMaxGroup;
       });
   const auto spans = HybridTableReader::GroupIntoReadSpans(&medium_);
-  RunReadsInParallel(groups.size() + spans.size(), [&](size_t i) {
+  BlobCacheWarmer* warmer = table_->context().blob_warmer.get();
+  FileSystem* fs = table_->context().fs.get();
+  IOOptions io;
+  // Where the file system reads asynchronously, every read of the window is
+  // one batch from this thread. Asynchronous reads bypass RocksDB's rate
+  // limiter, so a rate-limited scan takes the other way.
+  if (AsyncReadBatch::Supported(fs) &&
+      medium_read_options_.PrepareIO(table_->context().clock, &io).ok() &&
+      io.rate_limiter_priority == Env::IO_TOTAL) {
+    std::vector<std::pair<size_t, size_t>> unbatched;
+    {
+      AsyncReadBatch batch(fs);
+      for (const auto& group : groups) {
+        if (!warmer->AddGroupReads(&batch, fs, io, &blobs_[group.first],
+                                   group.second - group.first)) {
+          unbatched.push_back(group);
+        }
+      }
+      table_->AddMediumReads(&batch, io, medium_, spans);
+    }  // waits for the batch
+    RunReadsInParallel(unbatched.size(), [&](size_t i) {
+      warmer->WarmGroup(read_options_, &blobs_[unbatched[i].first],
+                        unbatched[i].second - unbatched[i].first);
+    });
+    return;
+  }
+  // Otherwise one task of the I/O pool per blob file's group (MultiRead),
+  // and one for all the medium spans (WarmMediumSpans).
+  RunReadsInParallel(groups.size() + (spans.empty() ? 0 : 1), [&](size_t i) {
     if (i < groups.size()) {
-      table_->context().blob_warmer->WarmGroup(
-          read_options_, &blobs_[groups[i].first],
-          groups[i].second - groups[i].first);
+      warmer->WarmGroup(read_options_, &blobs_[groups[i].first],
+                        groups[i].second - groups[i].first);
     } else {
-      const auto& span = spans[i - groups.size()];
-      table_->WarmMediumValues(medium_read_options_, &medium_[span.first],
-                               span.second - span.first);
+      table_->WarmMediumSpans(medium_read_options_, medium_, spans);
     }
   });
 }

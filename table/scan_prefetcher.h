@@ -31,11 +31,13 @@ namespace hybridkv {
 // iterate_upper_bound, at the end of the seek key's prefix under
 // prefix_same_as_start, and at the table's end; backward moves stop it until
 // the next seek. A window's medium records are read by span (one request per
-// run of a medium file, which is in key order); its blobs by file, with
-// RocksDB's MultiRead.
+// run of a medium file, which is in key order); its blobs one request each
+// (BlobCacheWarmer::AddGroupReads), or by file with RocksDB's MultiRead.
 //
-// Reads happen on the scan's thread and a small I/O pool (RunReadsInParallel)
-// and are done when a call returns. Prefetching only fills a cache: results
+// A window's reads are one AsyncReadBatch from the scan's thread where the
+// file system reads asynchronously (io_uring), else tasks of the scan's thread
+// and a small I/O pool (RunReadsInParallel); either way they are done when a
+// call returns. Prefetching only fills a cache: results
 // never depend on it, and its errors are dropped (DBIter's own read reports
 // them).
 class HybridTableReader;

@@ -16,6 +16,15 @@
 #include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"
 
+// RocksDB reads with io_uring only in applications that opt in by defining
+// this (db_bench and db_bench_ext do). The tests opt in too, so that
+// asynchronous reads (AsyncReadBatch) are what they test;
+// HYBRIDKV_TEST_NO_IO_URING=1 runs them without (CTest runs the read suites
+// both ways).
+extern "C" bool RocksDbIOUringEnable() {
+  return std::getenv("HYBRIDKV_TEST_NO_IO_URING") == nullptr;
+}
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace test {
