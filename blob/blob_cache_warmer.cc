@@ -278,16 +278,18 @@ bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
     }
     batch->Add(file.get(), io, blob.offset - adjustment,
                static_cast<size_t>(blob.size + adjustment),
-               [this, file, &blob](const IOStatus& s, const Slice& record) {
+               [this, file, file_key, &blob](const IOStatus& s,
+                                             const Slice& record) {
                  if (s.ok()) {
-                   InsertRecord(blob, record);
+                   InsertRecord(file_key, blob, record);
                  }
                });
   }
   return true;
 }
 
-void BlobCacheWarmer::InsertRecord(const Blob& blob,
+void BlobCacheWarmer::InsertRecord(const OffsetableCacheKey& file_key,
+                                   const Blob& blob,
                                    const Slice& record) const {
   // BlobFileReader's checks; a blob that fails them is not cached, and
   // DBIter's own read reports it.
@@ -316,9 +318,7 @@ void BlobCacheWarmer::InsertRecord(const Blob& blob,
   size_t charge = 0;
   BlobContentsCreator::Create(&contents, &charge, parsed.value,
                               kNoCompression, cache->memory_allocator());
-  const CacheKey key =
-      OffsetableCacheKey(db_id_, db_session_id_, blob.file_number)
-          .WithOffset(blob.offset);
+  const CacheKey key = file_key.WithOffset(blob.offset);
   if (typed
           .InsertFull(key.AsSlice(), contents.get(), charge,
                       /*handle=*/nullptr, Cache::Priority::BOTTOM,

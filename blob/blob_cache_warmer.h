@@ -41,6 +41,7 @@ namespace ROCKSDB_NAMESPACE {
 class BlobFileCache;
 class BlobSource;
 class Cache;
+class OffsetableCacheKey;
 class RandomAccessFileReader;
 class Statistics;
 
@@ -103,9 +104,10 @@ class BlobCacheWarmer {
 
   // The open blob file `number` for AddGroupReads; null if it cannot open.
   std::shared_ptr<RandomAccessFileReader> OpenFile(uint64_t number);
-  // Inserts the blob `bytes` (`blob`'s whole record) into the blob cache
-  // when its record checks out.
-  void InsertRecord(const Blob& blob, const Slice& record) const;
+  // Inserts `blob`'s value into the blob cache when `record`, its whole
+  // record, checks out. `file_key` is BlobSource's key of its file.
+  void InsertRecord(const OffsetableCacheKey& file_key, const Blob& blob,
+                    const Slice& record) const;
 
   const std::shared_ptr<FileSystem> fs_;
   const std::string blob_dir_;
