@@ -651,8 +651,13 @@ class ModelRun {
     if (!failure_.empty()) return;
     CheckScan(nullptr, model_);
     // Files referenced by live SSTs exist, before and after the compaction.
+    // Background work is paused while the two are read: a compaction the
+    // reopen scheduled could otherwise drop the last SST that references a
+    // file, and rightly delete it, between the two reads.
+    Check(db_->PauseBackgroundWork(), "PauseBackgroundWork");
     auto referenced = ReferencedMediumFiles();
     auto on_disk = MediumFilesOnDisk();
+    Check(db_->ContinueBackgroundWork(), "ContinueBackgroundWork");
     for (uint64_t m : referenced) {
       if (on_disk.count(m) == 0) {
         Fail("medium file " + std::to_string(m) + " is referenced but missing");
