@@ -5,18 +5,14 @@
 
 #include "file/file_util.h"
 #include "file/random_access_file_reader.h"
+#include "plugin/hybridkv/blob/blob_cache_warmer.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-
-bool AsyncReadBatch::Supported(FileSystem* fs) {
-  return CheckFSFeatureSupport(fs, FSSupportedOps::kAsyncIO);
-}
-
 namespace {
 
-// The most requests in flight: RocksDB's POSIX io_uring has 256 entries and
-// does not check for a full ring.
+// The most requests in flight. RocksDB's POSIX io_uring does not check that
+// its completion queue (512 entries) has room.
 constexpr size_t kMaxInFlight = 64;
 
 IOStatus CheckLength(const IOStatus& s, const Slice& result, size_t n) {
@@ -30,65 +26,118 @@ IOStatus CheckLength(const IOStatus& s, const Slice& result, size_t n) {
 
 }  // namespace
 
-void AsyncReadBatch::Add(RandomAccessFileReader* file, const IOOptions& io,
-                         uint64_t offset, size_t n, Done done) {
-  if (in_flight_.size() >= kMaxInFlight) {
-    Wait();
-  }
-  in_flight_.emplace_back();
-  Request& r = in_flight_.back();
-  r.scratch.reset(new char[n]);
+bool AsyncReadBatch::Supported(FileSystem* fs) {
+  return CheckFSFeatureSupport(fs, FSSupportedOps::kAsyncIO);
+}
+
+AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
+    : fs_(fs),
+      io_(io),
+      async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs)) {}
+
+void AsyncReadBatch::Add(RandomAccessFileReader* file,
+                         const FileSystem* file_system, uint64_t offset,
+                         size_t n, Done done) {
+  Request r;
+  r.file = file;
   r.read.offset = offset;
   r.read.len = n;
+  r.scratch.reset(new char[n]);
   r.read.scratch = r.scratch.get();
   r.done = std::move(done);
-  IOStatus s = IOStatus::NotSupported();
-  if (Supported(fs_)) {
-    s = file->ReadAsync(
-        r.read, io,
-        [](FSReadRequest& completed, void* arg) {
-          Request* request = static_cast<Request*>(arg);
-          request->read.status = completed.status;
-          request->read.result = completed.result;
-        },
-        &r, &r.handle, &r.delete_handle, /*aligned_buf=*/nullptr);
+  // Poll can wait only for requests its own file system submitted.
+  if (!async_ || file_system != fs_) {
+    blocking_.push_back(std::move(r));
+    return;
   }
-  if (!s.ok()) {
-    // Not submitted (no io_uring on this thread, or a file system without
-    // asynchronous reads): read now.
-    r.handle = nullptr;
-    Slice result;
-    s = file->Read(io, offset, n, &result, r.scratch.get(),
-                   /*aligned_buf=*/nullptr);
-    s = CheckLength(s, result, n);
-    r.done(s, s.ok() ? result : Slice());
-    in_flight_.pop_back();
+  if (submitted_.size() >= kMaxInFlight) {
+    WaitForSubmitted();
   }
+  submitted_.push_back(std::move(r));
+  Request& q = submitted_.back();
+  const IOStatus s = file->ReadAsync(
+      q.read, io_,
+      [](FSReadRequest& completed, void* arg) {
+        Request* request = static_cast<Request*>(arg);
+        request->read.status = completed.status;
+        request->read.result = completed.result;
+      },
+      &q, &q.handle, &q.delete_handle, /*aligned_buf=*/nullptr);
+  if (s.ok()) {
+    return;  // in flight, or already done (no handle): its callback ran
+  }
+  // Not submitted. Read it with a blocking read instead, into a new buffer.
+  Request retry;
+  retry.file = file;
+  retry.read.offset = offset;
+  retry.read.len = n;
+  retry.scratch.reset(new char[n]);
+  retry.read.scratch = retry.scratch.get();
+  retry.done = std::move(q.done);
+  if (q.handle != nullptr) {
+    // RocksDB 9.x sets the handle, then fails io_uring_submit, with the
+    // request still in the ring: the kernel may yet write into its buffer.
+    // The buffer and handle are given up, never freed.
+    q.scratch.release();
+    async_ = false;
+  } else if (s.IsNotSupported()) {
+    async_ = false;  // e.g. no io_uring on this system after all
+  }
+  submitted_.pop_back();
+  blocking_.push_back(std::move(retry));
 }
 
 void AsyncReadBatch::Wait() {
-  if (in_flight_.empty()) {
+  WaitForSubmitted();
+  ReadBlocking();
+}
+
+void AsyncReadBatch::WaitForSubmitted() {
+  if (submitted_.empty()) {
     return;
   }
   std::vector<void*> handles;
-  handles.reserve(in_flight_.size());
-  for (const Request& r : in_flight_) {
-    handles.push_back(r.handle);
+  for (const Request& r : submitted_) {
+    if (r.handle != nullptr) {
+      handles.push_back(r.handle);
+    }
   }
-  const IOStatus polled = fs_->Poll(handles, handles.size());
-  if (!polled.ok()) {
-    // Nothing may still write into buffers about to be freed.
-    fs_->AbortIO(handles).PermitUncheckedError();
+  IOStatus polled;
+  bool buffers_free = true;
+  if (!handles.empty()) {
+    polled = fs_->Poll(handles, handles.size());
+    if (!polled.ok()) {
+      // Nothing may write into buffers about to be freed.
+      buffers_free = fs_->AbortIO(handles).ok();
+    }
   }
-  for (Request& r : in_flight_) {
-    IOStatus s = polled.ok() ? r.read.status : polled;
+  for (Request& r : submitted_) {
+    IOStatus s =
+        polled.ok() || r.handle == nullptr ? r.read.status : polled;
     s = CheckLength(s, r.read.result, r.read.len);
     r.done(s, s.ok() ? r.read.result : Slice());
-    if (r.delete_handle) {
+    if (!buffers_free) {
+      r.scratch.release();  // given up, as in Add
+    } else if (r.handle != nullptr && r.delete_handle) {
       r.delete_handle(r.handle);
     }
   }
-  in_flight_.clear();
+  submitted_.clear();
+}
+
+void AsyncReadBatch::ReadBlocking() {
+  if (blocking_.empty()) {
+    return;
+  }
+  RunReadsInParallel(blocking_.size(), [this](size_t i) {
+    Request& r = blocking_[i];
+    Slice result;
+    IOStatus s = r.file->Read(io_, r.read.offset, r.read.len, &result,
+                              r.scratch.get(), /*aligned_buf=*/nullptr);
+    s = CheckLength(s, result, r.read.len);
+    r.done(s, s.ok() ? result : Slice());
+  });
+  blocking_.clear();
 }
 
 }  // namespace hybridkv

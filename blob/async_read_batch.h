@@ -16,49 +16,53 @@ class RandomAccessFileReader;
 
 namespace hybridkv {
 
-// Reads a batch of byte ranges, of any files of one file system, from the
-// calling thread: every request is submitted, then all are waited for
-// together (FileSystem::ReadAsync and Poll: io_uring under RocksDB's POSIX
-// file system).
+// Reads a batch of byte ranges, of any files of one file system, and returns
+// when all are read.
 //
-// Why: on a CPU-bound machine a blocking read costs a system call and a
-// context switch, and a read handed to a pool thread costs a wake-up more. A
+// Where the file system reads asynchronously (FileSystem::ReadAsync and Poll:
+// io_uring under RocksDB's POSIX file system, in applications that enable it),
+// every request is submitted from the calling thread and all are waited for
+// together. Why: on a CPU-bound machine a blocking read costs a system call and
+// a context switch, and a read handed to a pool thread costs a wake-up more; a
 // batch costs one wait. Measured with fio on this project's 2-core VM (4 KiB
-// direct random reads): 25 µs of CPU per blocking read, 12 µs in batches of
+// direct random reads): 25 µs of CPU per blocking read, 10-12 µs in batches of
 // 4, 6 µs in batches of 16.
 //
-// All requests are done when Wait (or the destructor) returns; nothing else
-// may use the thread's io_uring in between (RocksDB's MultiRead on the same
-// thread would reap this batch's completions), so the calls that add and wait
-// must not read through RocksDB themselves. A request that cannot be
-// submitted is read at once, synchronously.
+// Otherwise (no io_uring, a rate-limited read, which asynchronous reads would
+// not charge, or a request the file system refuses), requests are read with
+// blocking reads in parallel on RunReadsInParallel's pool when Wait runs.
+//
+// RocksDB 9.x shares one io_uring per thread between ReadAsync and MultiRead,
+// and MultiRead cannot take another's completions: nothing may read through
+// RocksDB on the calling thread between Add and Wait.
 class AsyncReadBatch {
  public:
-  // Called once per request with its status and bytes (valid during the
-  // call only).
+  // Called once per request with its status and bytes (valid during the call
+  // only), on the calling thread or a pool thread.
   using Done = std::function<void(const IOStatus&, const Slice&)>;
 
-  // Whether `fs` reads asynchronously. When it does not, a batch reads every
-  // request synchronously, one after another.
+  // Whether `fs` reads asynchronously.
   static bool Supported(FileSystem* fs);
 
-  // `fs` opened every file the batch reads; it waits for their requests.
-  explicit AsyncReadBatch(FileSystem* fs) : fs_(fs) {}
+  // `fs` waits for the asynchronous requests; `io` is every request's
+  // options.
+  AsyncReadBatch(FileSystem* fs, const IOOptions& io);
   ~AsyncReadBatch() { Wait(); }
 
   AsyncReadBatch(const AsyncReadBatch&) = delete;
   AsyncReadBatch& operator=(const AsyncReadBatch&) = delete;
 
-  // Reads [offset, offset + n) of `file`, which must stay open until Wait
-  // returns.
-  void Add(RandomAccessFileReader* file, const IOOptions& io, uint64_t offset,
-           size_t n, Done done);
+  // Reads [offset, offset + n) of `file`, opened by `file_system`, which must
+  // stay open until Wait returns.
+  void Add(RandomAccessFileReader* file, const FileSystem* file_system,
+           uint64_t offset, size_t n, Done done);
 
-  // Waits for every request added and runs their Done.
+  // Reads every request added and runs their Done.
   void Wait();
 
  private:
   struct Request {
+    RandomAccessFileReader* file = nullptr;
     FSReadRequest read;
     std::unique_ptr<char[]> scratch;
     Done done;
@@ -66,8 +70,14 @@ class AsyncReadBatch {
     IOHandleDeleter delete_handle;
   };
 
+  void WaitForSubmitted();
+  void ReadBlocking();
+
   FileSystem* const fs_;
-  std::deque<Request> in_flight_;  // stable addresses: callbacks hold them
+  const IOOptions io_;
+  bool async_;  // false once the file system refused a request
+  std::deque<Request> submitted_;  // stable addresses: callbacks hold them
+  std::deque<Request> blocking_;
 };
 
 }  // namespace hybridkv

@@ -182,7 +182,10 @@ BlobCacheWarmer::BlobCacheWarmer(const ImmutableOptions& ioptions,
                                  std::string db_session_id)
     : fs_(ioptions.fs),
       blob_dir_(ioptions.cf_paths.front().path),
+      column_family_id_(column_family_id),
+      clock_(ioptions.clock),
       statistics_(ioptions.stats),
+      blob_cache_(ioptions.blob_cache),
       lowest_used_cache_tier_(ioptions.lowest_used_cache_tier),
       db_id_(std::move(db_id)),
       db_session_id_(std::move(db_session_id)),
@@ -221,8 +224,7 @@ void BlobCacheWarmer::WarmGroup(const ReadOptions& read_options,
                                         /*file_size=*/0, requests, &bytes_read);
 }
 
-std::shared_ptr<RandomAccessFileReader> BlobCacheWarmer::OpenFile(
-    uint64_t number) {
+BlobCacheWarmer::OpenBlobFile BlobCacheWarmer::OpenFile(uint64_t number) {
   {
     std::lock_guard<std::mutex> lock(files_mu_);
     auto it = files_.find(number);
@@ -233,21 +235,39 @@ std::shared_ptr<RandomAccessFileReader> BlobCacheWarmer::OpenFile(
   const std::string path = BlobFileName(blob_dir_, number);
   std::unique_ptr<FSRandomAccessFile> file;
   if (!fs_->NewRandomAccessFile(path, file_options_, &file, nullptr).ok()) {
-    return nullptr;
+    return {};
   }
-  auto reader = std::make_shared<RandomAccessFileReader>(std::move(file), path);
+  OpenBlobFile open;
+  open.reader = std::make_shared<RandomAccessFileReader>(
+      std::move(file), path, clock_, /*io_tracer=*/nullptr, statistics_,
+      BLOB_DB_BLOB_FILE_READ_MICROS);
+  // BlobFileReader's header checks: the file is this column family's, and
+  // the compression every blob index of the file must name.
+  char scratch[BlobLogHeader::kSize];
+  Slice bytes;
+  BlobLogHeader header;
+  if (!open.reader
+           ->Read(IOOptions(), 0, BlobLogHeader::kSize, &bytes, scratch,
+                  /*aligned_buf=*/nullptr)
+           .ok() ||
+      bytes.size() != BlobLogHeader::kSize ||
+      !header.DecodeFrom(bytes).ok() ||
+      header.column_family_id != column_family_id_) {
+    return {};
+  }
+  open.compression = header.compression;
   std::lock_guard<std::mutex> lock(files_mu_);
   if (files_.size() >= kOpenBlobFiles) {
-    files_.erase(files_.begin());  // any: reopening costs only an open
+    files_.erase(files_.begin());  // any: reopening costs an open and a read
   }
-  return files_.emplace(number, std::move(reader)).first->second;
+  return files_.emplace(number, std::move(open)).first->second;
 }
 
 bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
                                     const IOOptions& io, const Blob* blobs,
                                     size_t count) {
-  Cache* cache = blob_source_->GetBlobCache();
-  if (fs != fs_.get() || cache == nullptr) {
+  if (fs != fs_.get() || blob_cache_ == nullptr ||
+      io.rate_limiter_priority != Env::IO_TOTAL) {
     return false;
   }
   for (size_t i = 0; i < count; i++) {
@@ -255,19 +275,18 @@ bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
       return false;
     }
   }
-  std::shared_ptr<RandomAccessFileReader> file =
-      OpenFile(blobs[0].file_number);
-  if (file == nullptr) {
-    return false;
+  const OpenBlobFile file = OpenFile(blobs[0].file_number);
+  if (file.reader == nullptr || file.compression != kNoCompression) {
+    return false;  // WarmGroup's BlobSource reports what is wrong
   }
   const OffsetableCacheKey file_key(db_id_, db_session_id_,
                                     blobs[0].file_number);
   for (size_t i = 0; i < count; i++) {
     const Blob& blob = blobs[i];
     const CacheKey key = file_key.WithOffset(blob.offset);
-    Cache::Handle* cached = cache->Lookup(key.AsSlice());
+    Cache::Handle* cached = blob_cache_->Lookup(key.AsSlice());
     if (cached != nullptr) {
-      cache->Release(cached);
+      blob_cache_->Release(cached);
       continue;
     }
     // The whole record, as BlobFileReader reads it: header, key, value.
@@ -276,10 +295,10 @@ bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
     if (blob.offset < adjustment) {
       continue;  // a bad index: DBIter's own read reports it
     }
-    batch->Add(file.get(), io, blob.offset - adjustment,
+    batch->Add(file.reader.get(), fs, blob.offset - adjustment,
                static_cast<size_t>(blob.size + adjustment),
-               [this, file, file_key, &blob](const IOStatus& s,
-                                             const Slice& record) {
+               [this, reader = file.reader, file_key, &blob](
+                   const IOStatus& s, const Slice& record) {
                  if (s.ok()) {
                    InsertRecord(file_key, blob, record);
                  }
@@ -291,6 +310,7 @@ bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
 void BlobCacheWarmer::InsertRecord(const OffsetableCacheKey& file_key,
                                    const Blob& blob,
                                    const Slice& record) const {
+  RecordTick(statistics_, BLOB_DB_BLOB_FILE_BYTES_READ, record.size());
   // BlobFileReader's checks; a blob that fails them is not cached, and
   // DBIter's own read reports it.
   BlobLogRecord parsed;
@@ -309,10 +329,9 @@ void BlobCacheWarmer::InsertRecord(const OffsetableCacheKey& file_key,
   if (parsed.key != Slice(blob.user_key) || !parsed.CheckBlobCRC().ok()) {
     return;
   }
-  RecordTick(statistics_, BLOB_DB_BLOB_FILE_BYTES_READ, record.size());
   // Exactly BlobSource::PutBlobIntoCache: its key, its typed cache (the
   // same item helper), BOTTOM priority, its cache tier.
-  Cache* cache = blob_source_->GetBlobCache();
+  Cache* cache = blob_cache_.get();
   FullTypedCacheInterface<BlobContents, BlobContentsCreator> typed(cache);
   std::unique_ptr<BlobContents> contents;
   size_t charge = 0;

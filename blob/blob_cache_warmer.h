@@ -85,13 +85,14 @@ class BlobCacheWarmer {
   void WarmGroup(const ReadOptions& read_options, const Blob* blobs,
                  size_t count);
 
-  // WarmGroup's work as requests of `batch`, which reads through `fs`: each
-  // blob not yet cached is read (its record, as BlobFileReader reads it),
-  // checked (header and blob crc, key and size) and inserted into the blob
-  // cache under BlobSource's own key, as BlobSource would, when its read
-  // completes. False, with nothing added, when it cannot: compressed blobs,
-  // another file system, or a file that does not open. Then WarmGroup is the
-  // way. Thread-safe.
+  // WarmGroup's work as requests of `batch`: each blob not yet cached is read
+  // (its record, as BlobFileReader reads it), checked as BlobFileReader
+  // checks it (file header; record header, key, size and crc) and inserted
+  // into the blob cache under BlobSource's key, as BlobSource would, when its
+  // read completes. `blobs` must outlive the batch's Wait. False, with nothing
+  // added, when only WarmGroup can: compressed blobs, a rate-limited read
+  // (BlobSource's reader charges the limiter), another file system, or a
+  // file that does not open. Thread-safe.
   bool AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
                      const IOOptions& io, const Blob* blobs, size_t count);
 
@@ -102,8 +103,14 @@ class BlobCacheWarmer {
                   uint32_t column_family_id, std::string db_id,
                   std::string db_session_id);
 
-  // The open blob file `number` for AddGroupReads; null if it cannot open.
-  std::shared_ptr<RandomAccessFileReader> OpenFile(uint64_t number);
+  // Blob file `number`, open, for AddGroupReads, and the compression its
+  // header declares; null if it does not open or its header is not this
+  // column family's.
+  struct OpenBlobFile {
+    std::shared_ptr<RandomAccessFileReader> reader;
+    CompressionType compression = kNoCompression;
+  };
+  OpenBlobFile OpenFile(uint64_t number);
   // Inserts `blob`'s value into the blob cache when `record`, its whole
   // record, checks out. `file_key` is BlobSource's key of its file.
   void InsertRecord(const OffsetableCacheKey& file_key, const Blob& blob,
@@ -111,11 +118,16 @@ class BlobCacheWarmer {
 
   const std::shared_ptr<FileSystem> fs_;
   const std::string blob_dir_;
+  const uint32_t column_family_id_;
+  SystemClock* const clock_;
   Statistics* const statistics_;
+  // The column family's blob cache itself, not BlobSource's view of it: with
+  // blob cache memory charged to the block cache, every BlobSource charges
+  // through its own ChargedCache, and the DB's catches up on its next insert.
+  const std::shared_ptr<Cache> blob_cache_;
   const CacheTier lowest_used_cache_tier_;
   std::mutex files_mu_;
-  std::unordered_map<uint64_t, std::shared_ptr<RandomAccessFileReader>>
-      files_;  // guarded by files_mu_
+  std::unordered_map<uint64_t, OpenBlobFile> files_;  // guarded by files_mu_
 
   // BlobSource and BlobFileCache keep references to these.
   const std::string db_id_;

@@ -125,8 +125,8 @@ IOStatus MediumBlockCache::Read(const IOOptions& io,
 }
 
 void MediumBlockCache::ReadAsync(
-    AsyncReadBatch* batch, const IOOptions& io,
-    const std::shared_ptr<MediumFileReader>& file, uint64_t offset, size_t n,
+    AsyncReadBatch* batch, const std::shared_ptr<MediumFileReader>& file,
+    uint64_t offset, size_t n,
     std::atomic<uint64_t>* bytes_read) const {
   if (cache_ == nullptr) {
     return;
@@ -137,7 +137,7 @@ void MediumBlockCache::ReadAsync(
   // The callback keeps the file open until the batch is done with it.
   const MediumBlockCache blocks = *this;
   file->ReadRangeAsync(
-      batch, io, begin, end - begin,
+      batch, begin, end - begin,
       [blocks, file, begin, bytes_read](const IOStatus& s, const Slice& span) {
         if (s.ok()) {
           blocks.Insert(begin, span);

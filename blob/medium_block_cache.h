@@ -60,7 +60,7 @@ class MediumBlockCache {
   // The same read as Read's with `fill_cache`, added to `batch`: caches the
   // blocks when it completes, and adds the bytes it read to `*bytes_read`
   // (which must outlive the batch's Wait). Errors are dropped: warming only.
-  void ReadAsync(AsyncReadBatch* batch, const IOOptions& io,
+  void ReadAsync(AsyncReadBatch* batch,
                  const std::shared_ptr<MediumFileReader>& file,
                  uint64_t offset, size_t n,
                  std::atomic<uint64_t>* bytes_read) const;

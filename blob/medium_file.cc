@@ -2,7 +2,6 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 
 #include "file/random_access_file_reader.h"
-#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
 #include "plugin/hybridkv/blob/record_crc.h"
@@ -239,8 +238,11 @@ Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
 }
 
 MediumFileReader::MediumFileReader(std::string path,
-                                   std::unique_ptr<RandomAccessFileReader> file)
-    : path_(std::move(path)), file_(std::move(file)) {}
+                                   std::unique_ptr<RandomAccessFileReader> file,
+                                   const FileSystem* file_system)
+    : path_(std::move(path)),
+      file_(std::move(file)),
+      file_system_(file_system) {}
 
 MediumFileReader::~MediumFileReader() = default;
 
@@ -266,7 +268,7 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
     return s;
   }
   std::unique_ptr<MediumFileReader> r(
-      new MediumFileReader(path, std::move(file)));
+      new MediumFileReader(path, std::move(file), fs.get()));
   char header_buf[MediumFileHeader::kEncodedLength];
   char footer_buf[MediumFileFooter::kEncodedLength];
   Slice header, footer;
@@ -341,16 +343,10 @@ IOStatus MediumFileReader::DecodeRecord(uint64_t offset, const Slice& record,
   return IOStatus::OK();
 }
 
-void MediumFileReader::ReadRangeAsync(
-    AsyncReadBatch* batch, const IOOptions& io_options, uint64_t offset,
-    size_t n, std::function<void(const IOStatus&, const Slice&)> done) const {
-  const std::string* path = &path_;
-  batch->Add(file_.get(), io_options, offset, n,
-             [path, offset, done](const IOStatus& s, const Slice& bytes) {
-               done(s.IsCorruption() ? Corrupt(*path, offset, s.ToString())
-                                     : s,
-                    bytes);
-             });
+void MediumFileReader::ReadRangeAsync(AsyncReadBatch* batch, uint64_t offset,
+                                      size_t n,
+                                      AsyncReadBatch::Done done) const {
+  batch->Add(file_.get(), file_system_, offset, n, std::move(done));
 }
 
 IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,

@@ -40,11 +40,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
 #include "rocksdb/slice.h"
@@ -57,7 +57,6 @@ class WritableFileWriter;
 
 namespace hybridkv {
 
-class AsyncReadBatch;
 
 constexpr uint64_t kMediumFileMagic =
     0x3164656d766b6268ull;                     // "hbkvmed1", little-endian
@@ -204,12 +203,10 @@ class MediumFileReader {
   IOStatus ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
                      std::string* scratch, Slice* result) const;
 
-  // Adds the read of `[offset, offset + n)` to `batch`; `done` gets the
-  // bytes, or an error that names the file.
-  void ReadRangeAsync(AsyncReadBatch* batch, const IOOptions& io_options,
-                      uint64_t offset, size_t n,
-                      std::function<void(const IOStatus&, const Slice&)> done)
-      const;
+  // Adds the read of `[offset, offset + n)` to `batch`; this reader must
+  // outlive the batch's Wait.
+  void ReadRangeAsync(AsyncReadBatch* batch, uint64_t offset, size_t n,
+                      AsyncReadBatch::Done done) const;
 
   const std::string& path() const { return path_; }
   uint64_t data_end() const { return data_end_; }
@@ -217,10 +214,12 @@ class MediumFileReader {
 
  private:
   MediumFileReader(std::string path,
-                   std::unique_ptr<RandomAccessFileReader> file);
+                   std::unique_ptr<RandomAccessFileReader> file,
+                   const FileSystem* file_system);
 
   std::string path_;
   std::unique_ptr<RandomAccessFileReader> file_;
+  const FileSystem* file_system_;  // that opened file_
   uint64_t data_end_ = 0;
   uint64_t num_records_ = 0;
 };

@@ -7,7 +7,6 @@
 #include "db/merge_context.h"
 #include "memory/arena.h"
 #include "plugin/hybridkv/blob/async_read_batch.h"
-#include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
@@ -408,30 +407,6 @@ bool HybridTableReader::UncachedSpan(const IOOptions& io,
          (*file)->CheckHandle(last).ok();
 }
 
-void HybridTableReader::WarmMediumValues(const MediumReadOptions& options,
-                                         const MediumPointer* pointers,
-                                         size_t n) {
-  IOOptions io;
-  std::shared_ptr<MediumFileReader> file;
-  uint64_t begin = 0;
-  uint64_t end = 0;
-  if (n == 0 || options.block_cache_only() || !options.fill_cache() ||
-      !options.PrepareIO(context_.clock, &io).ok() ||
-      !UncachedSpan(io, pointers, n, &file, &begin, &end)) {
-    return;
-  }
-  std::string scratch;
-  Slice bytes;
-  uint64_t bytes_read = 0;
-  if (BlocksOf(pointers[0].file_number)
-          .Read(io, *file, begin, end - begin, /*fill_cache=*/true, &scratch,
-                &bytes, &bytes_read)
-          .ok()) {
-    context_.state->counters.resolve_bytes_read += bytes_read;
-  }
-  // Errors are dropped: each value's own read reports them.
-}
-
 void HybridTableReader::WarmMediumSpans(
     const MediumReadOptions& options,
     const std::vector<MediumPointer>& pointers,
@@ -441,17 +416,7 @@ void HybridTableReader::WarmMediumSpans(
       !options.PrepareIO(context_.clock, &io).ok()) {
     return;
   }
-  // Asynchronous reads bypass RocksDB's rate limiter: a rate-limited read
-  // takes the blocking path, which charges it.
-  if (spans.size() == 1 || io.rate_limiter_priority != Env::IO_TOTAL ||
-      !AsyncReadBatch::Supported(context_.fs.get())) {
-    RunReadsInParallel(spans.size(), [&](size_t i) {
-      WarmMediumValues(options, &pointers[spans[i].first],
-                       spans[i].second - spans[i].first);
-    });
-    return;
-  }
-  AsyncReadBatch batch(context_.fs.get());
+  AsyncReadBatch batch(context_.fs.get(), io);
   AddMediumReads(&batch, io, pointers, spans);
 }
 
@@ -466,7 +431,7 @@ void HybridTableReader::AddMediumReads(
     if (UncachedSpan(io, &pointers[span.first], span.second - span.first,
                      &file, &begin, &end)) {
       BlocksOf(pointers[span.first].file_number)
-          .ReadAsync(batch, io, file, begin, end - begin,
+          .ReadAsync(batch, file, begin, end - begin,
                      &context_.state->counters.resolve_bytes_read);
     }
   }

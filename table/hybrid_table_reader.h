@@ -139,15 +139,10 @@ class HybridTableReader : public TableReader {
   Status ResolvePointer(const MediumReadOptions& options,
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
-  // Reads the records `pointers[0, n)` point to (one medium file, by offset)
-  // into the block cache, with one request for the span they cover. Values
-  // already cached are not read. Errors are dropped: each value's own read
-  // reports them.
-  void WarmMediumValues(const MediumReadOptions& options,
-                        const MediumPointer* pointers, size_t n);
-  // WarmMediumValues for every span of `pointers` (GroupIntoReadSpans), all
-  // in flight together: as one AsyncReadBatch from this thread where the
-  // file system reads asynchronously, else on RunReadsInParallel's pool.
+  // Reads the records that `pointers` point to, by span (GroupIntoReadSpans:
+  // one request per span, all in flight together, AsyncReadBatch), into the
+  // block cache. Values already cached are not read. Errors are dropped: each
+  // value's own read reports them.
   void WarmMediumSpans(const MediumReadOptions& options,
                        const std::vector<MediumPointer>& pointers,
                        const std::vector<std::pair<size_t, size_t>>& spans);
@@ -157,7 +152,7 @@ class HybridTableReader : public TableReader {
                       const std::vector<MediumPointer>& pointers,
                       const std::vector<std::pair<size_t, size_t>>& spans);
   // Sorts `pointers` by file and offset and splits them into the spans that
-  // WarmMediumValues reads with one request each: [first, last) index pairs.
+  // WarmMediumSpans reads with one request each: [first, last) index pairs.
   static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
       std::vector<MediumPointer>* pointers);
   // The DB secret, to check pointers handed to compactions; Corruption if it is

@@ -14,12 +14,25 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
+namespace {
+
+// The lookahead reads with blocking reads only. With async_io, its block
+// prefetching would leave requests in flight on this thread's io_uring, which
+// RocksDB 9.x shares with the MultiRead of WarmGroup.
+ReadOptions WithoutAsyncIO(ReadOptions read_options) {
+  read_options.async_io = false;
+  return read_options;
+}
+
+}  // namespace
+
 ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
                                const ReadOptions& read_options,
                                const SliceTransform* prefix_extractor,
                                bool skip_filters)
     : table_(table),
-      read_options_(read_options),
+      read_options_(WithoutAsyncIO(read_options)),
+      scan_async_io_(read_options.async_io),
       medium_read_options_(read_options),
       prefix_extractor_(prefix_extractor),
       skip_filters_(skip_filters),
@@ -82,41 +95,35 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
                group_size < BlobCacheWarmer::kMaxGroup;
       });
   const auto spans = HybridTableReader::GroupIntoReadSpans(&medium_);
-  BlobCacheWarmer* warmer = table_->context().blob_warmer.get();
-  FileSystem* fs = table_->context().fs.get();
   IOOptions io;
-  // Where the file system reads asynchronously, every read of the window is
-  // one batch from this thread. Asynchronous reads bypass RocksDB's rate
-  // limiter, so a rate-limited scan takes the other way.
-  if (AsyncReadBatch::Supported(fs) &&
-      medium_read_options_.PrepareIO(table_->context().clock, &io).ok() &&
-      io.rate_limiter_priority == Env::IO_TOTAL) {
-    std::vector<std::pair<size_t, size_t>> unbatched;
-    {
-      AsyncReadBatch batch(fs);
-      for (const auto& group : groups) {
-        if (!warmer->AddGroupReads(&batch, fs, io, &blobs_[group.first],
-                                   group.second - group.first)) {
-          unbatched.push_back(group);
-        }
+  if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
+    return;  // past the deadline: each value's own read says so
+  }
+  // Every read of the window in one batch: asynchronous from this thread
+  // where the file system can (io_uring), else on the I/O pool.
+  std::vector<std::pair<size_t, size_t>> unbatched;
+  {
+    FileSystem* fs = table_->context().fs.get();
+    AsyncReadBatch batch(fs, io);
+    for (const auto& group : groups) {
+      if (!table_->context().blob_warmer->AddGroupReads(
+              &batch, fs, io, &blobs_[group.first],
+              group.second - group.first)) {
+        unbatched.push_back(group);
       }
-      table_->AddMediumReads(&batch, io, medium_, spans);
-    }  // waits for the batch
-    RunReadsInParallel(unbatched.size(), [&](size_t i) {
-      warmer->WarmGroup(read_options_, &blobs_[unbatched[i].first],
-                        unbatched[i].second - unbatched[i].first);
-    });
+    }
+    table_->AddMediumReads(&batch, io, medium_, spans);
+  }  // waits for the batch; only then may this thread read through RocksDB
+  if (scan_async_io_) {
+    // The scan's own iterators may have asynchronous reads in flight on
+    // this thread, which WarmGroup's MultiRead must not meet (RocksDB 9.x).
+    // Those blobs are not prefetched; DBIter reads them.
     return;
   }
-  // Otherwise one task of the I/O pool per blob file's group (MultiRead),
-  // and one for all the medium spans (WarmMediumSpans).
-  RunReadsInParallel(groups.size() + (spans.empty() ? 0 : 1), [&](size_t i) {
-    if (i < groups.size()) {
-      warmer->WarmGroup(read_options_, &blobs_[groups[i].first],
-                        groups[i].second - groups[i].first);
-    } else {
-      table_->WarmMediumSpans(medium_read_options_, medium_, spans);
-    }
+  RunReadsInParallel(unbatched.size(), [&](size_t i) {
+    table_->context().blob_warmer->WarmGroup(
+        read_options_, &blobs_[unbatched[i].first],
+        unbatched[i].second - unbatched[i].first);
   });
 }
 

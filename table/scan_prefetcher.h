@@ -75,6 +75,7 @@ class ScanPrefetcher {
 
   HybridTableReader* const table_;
   const ReadOptions read_options_;  // the lookahead keeps a reference to it
+  const bool scan_async_io_;        // the scan's own ReadOptions::async_io
   const MediumReadOptions medium_read_options_;
   const SliceTransform* const prefix_extractor_;
   const bool skip_filters_;

@@ -86,7 +86,7 @@ TEST_P(AsyncReadBatchTest, EveryRequestGetsItsBytes) {
   std::vector<Expected> expected(200);
   std::mt19937_64 rng(7);
   {
-    AsyncReadBatch batch(fs());
+    AsyncReadBatch batch(fs(), IOOptions());
     for (size_t i = 0; i < expected.size(); i++) {
       const bool in_a = i % 3 != 0;
       const std::string& contents = in_a ? a_bytes : b_bytes;
@@ -94,7 +94,7 @@ TEST_P(AsyncReadBatchTest, EveryRequestGetsItsBytes) {
       const uint64_t offset = rng() % (contents.size() - n);
       expected[i].bytes = contents.substr(offset, n);
       Expected* e = &expected[i];
-      batch.Add(in_a ? a.get() : b.get(), IOOptions(), offset, n,
+      batch.Add(in_a ? a.get() : b.get(), fs(), offset, n,
                 [e](const IOStatus& s, const Slice& bytes) {
                   e->status = s;
                   e->got = bytes.ToString();
@@ -119,10 +119,10 @@ TEST_P(AsyncReadBatchTest, AReadPastTheEndIsAnError) {
   IOStatus past_end;
   IOStatus inside;
   std::string inside_bytes;
-  AsyncReadBatch batch(fs());
-  batch.Add(file.get(), IOOptions(), 9000, 2000,
+  AsyncReadBatch batch(fs(), IOOptions());
+  batch.Add(file.get(), fs(), 9000, 2000,
             [&](const IOStatus& s, const Slice&) { past_end = s; });
-  batch.Add(file.get(), IOOptions(), 100, 50,
+  batch.Add(file.get(), fs(), 100, 50,
             [&](const IOStatus& s, const Slice& bytes) {
               inside = s;
               inside_bytes = bytes.ToString();
@@ -133,6 +133,37 @@ TEST_P(AsyncReadBatchTest, AReadPastTheEndIsAnError) {
   EXPECT_EQ(inside_bytes, contents.substr(100, 50));
 }
 
+// Requests the batch must not submit asynchronously, mixed with ones it
+// does: a file another file system opened (Poll waits only for its own), and
+// a whole batch of rate-limited reads (asynchronous reads bypass the limiter).
+TEST_P(AsyncReadBatchTest, ForeignFilesAndRateLimitedReadsAreReadToo) {
+  test::ScratchDir dir("async_read_batch_mixed");
+  std::string contents;
+  auto file = Create(dir.Sub("f"), 100000, &contents);
+  if (file == nullptr) {
+    GTEST_SKIP() << "this file system cannot open files for direct reads";
+  }
+  NoAsyncFileSystem other;
+  IOOptions limited;
+  limited.rate_limiter_priority = Env::IO_USER;
+  for (const IOOptions& io : {IOOptions(), limited}) {
+    std::vector<std::string> got(20);
+    {
+      AsyncReadBatch batch(fs(), io);
+      for (size_t i = 0; i < got.size(); i++) {
+        const FileSystem* opened_by = i % 2 == 0 ? fs() : &other;
+        batch.Add(file.get(), opened_by, i * 3001, 777,
+                  [&got, i](const IOStatus& s, const Slice& bytes) {
+                    got[i] = s.ok() ? bytes.ToString() : s.ToString();
+                  });
+      }
+    }
+    for (size_t i = 0; i < got.size(); i++) {
+      EXPECT_EQ(got[i], contents.substr(i * 3001, 777)) << i;
+    }
+  }
+}
+
 INSTANTIATE_TEST_CASE_P(
     AsyncOrNot, AsyncReadBatchTest,
     testing::Combine(testing::Bool(), testing::Bool()),
@@ -140,6 +171,76 @@ INSTANTIATE_TEST_CASE_P(
       return std::string(std::get<0>(param.param) ? "Async" : "Sync") +
              (std::get<1>(param.param) ? "Direct" : "Buffered");
     });
+
+// A file system that claims asynchronous reads but whose files complete
+// ReadAsync at once, with no handle (FSRandomAccessFile's default, as with
+// mmap reads): nothing is left to wait for, and Poll must not see a null
+// handle (RocksDB's POSIX Poll would dereference it).
+class CompletesAtSubmitFile : public FSRandomAccessFile {
+ public:
+  explicit CompletesAtSubmitFile(std::unique_ptr<FSRandomAccessFile> target)
+      : target_(std::move(target)) {}
+  IOStatus Read(uint64_t offset, size_t n, const IOOptions& options,
+                Slice* result, char* scratch,
+                IODebugContext* dbg) const override {
+    return target_->Read(offset, n, options, result, scratch, dbg);
+  }
+
+ private:
+  std::unique_ptr<FSRandomAccessFile> target_;
+};
+
+class CompletesAtSubmitFileSystem : public FileSystemWrapper {
+ public:
+  CompletesAtSubmitFileSystem() : FileSystemWrapper(FileSystem::Default()) {}
+  const char* Name() const override { return "CompletesAtSubmit"; }
+  void SupportedOps(int64_t& supported_ops) override {
+    supported_ops = 1 << FSSupportedOps::kAsyncIO;
+  }
+  IOStatus NewRandomAccessFile(const std::string& path,
+                               const FileOptions& options,
+                               std::unique_ptr<FSRandomAccessFile>* file,
+                               IODebugContext* dbg) override {
+    std::unique_ptr<FSRandomAccessFile> target;
+    IOStatus s = target_->NewRandomAccessFile(path, options, &target, dbg);
+    if (s.ok()) file->reset(new CompletesAtSubmitFile(std::move(target)));
+    return s;
+  }
+  IOStatus Poll(std::vector<void*>& io_handles,
+                size_t /*min_completions*/) override {
+    for (void* handle : io_handles) {
+      if (handle == nullptr) return IOStatus::Corruption("null handle");
+    }
+    polls++;
+    return IOStatus::OK();
+  }
+  int polls = 0;
+};
+
+TEST(AsyncReadBatchSubmitTest, RequestsDoneAtSubmitAreNotPolled) {
+  test::ScratchDir dir("async_read_batch_at_submit");
+  const std::string contents(50000, 'x');
+  ASSERT_OK(WriteStringToFile(Env::Default(), contents, dir.Sub("f")));
+  CompletesAtSubmitFileSystem fs;
+  ASSERT_TRUE(AsyncReadBatch::Supported(&fs));
+  std::unique_ptr<FSRandomAccessFile> raw;
+  ASSERT_OK(fs.NewRandomAccessFile(dir.Sub("f"), FileOptions(), &raw, nullptr));
+  RandomAccessFileReader file(std::move(raw), dir.Sub("f"));
+  int done = 0;
+  {
+    AsyncReadBatch batch(&fs, IOOptions());
+    for (int i = 0; i < 5; i++) {
+      batch.Add(&file, &fs, i * 1000, 100,
+                [&done](const IOStatus& s, const Slice& bytes) {
+                  EXPECT_OK(s);
+                  EXPECT_EQ(bytes.ToString(), std::string(100, 'x'));
+                  done++;
+                });
+    }
+  }
+  EXPECT_EQ(done, 5);
+  EXPECT_EQ(fs.polls, 0);
+}
 
 }  // namespace
 }  // namespace hybridkv
