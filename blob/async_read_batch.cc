@@ -35,9 +35,9 @@ AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
       io_(io),
       async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs)) {}
 
-void AsyncReadBatch::Add(RandomAccessFileReader* file,
-                         const FileSystem* file_system, uint64_t offset,
-                         size_t n, Done done) {
+AsyncReadBatch::Request AsyncReadBatch::NewRequest(RandomAccessFileReader* file,
+                                                   uint64_t offset, size_t n,
+                                                   Done done) {
   Request r;
   r.file = file;
   r.read.offset = offset;
@@ -45,6 +45,13 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
   r.scratch.reset(new char[n]);
   r.read.scratch = r.scratch.get();
   r.done = std::move(done);
+  return r;
+}
+
+void AsyncReadBatch::Add(RandomAccessFileReader* file,
+                         const FileSystem* file_system, uint64_t offset,
+                         size_t n, Done done) {
+  Request r = NewRequest(file, offset, n, std::move(done));
   // Poll can wait only for requests its own file system submitted.
   if (!async_ || file_system != fs_) {
     blocking_.push_back(std::move(r));
@@ -67,13 +74,7 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
     return;  // in flight, or already done (no handle): its callback ran
   }
   // Not submitted. Read it with a blocking read instead, into a new buffer.
-  Request retry;
-  retry.file = file;
-  retry.read.offset = offset;
-  retry.read.len = n;
-  retry.scratch.reset(new char[n]);
-  retry.read.scratch = retry.scratch.get();
-  retry.done = std::move(q.done);
+  Request retry = NewRequest(file, offset, n, std::move(q.done));
   if (q.handle != nullptr) {
     // RocksDB 9.x sets the handle, then fails io_uring_submit, with the
     // request still in the ring: the kernel may yet write into its buffer.

@@ -70,6 +70,8 @@ class AsyncReadBatch {
     IOHandleDeleter delete_handle;
   };
 
+  static Request NewRequest(RandomAccessFileReader* file, uint64_t offset,
+                            size_t n, Done done);
   void WaitForSubmitted();
   void ReadBlocking();
 
