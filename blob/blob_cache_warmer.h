@@ -13,12 +13,12 @@
 // (DB id, DB session id, blob file number, offset) and stores BlobContents, so
 // the entries it inserts are exactly the ones DBIter's BlobSource looks up;
 // reusing it, rather than copying its key and cache-item code, keeps that true
-// across RocksDB versions. AddGroupReads, for asynchronous batches, reads and
-// checks the records itself (BlobSource reads only synchronously) and inserts
-// them with BlobSource's key, typed cache interface, priority and tier. Warming
-// only fills a cache: every error is dropped,
-// and the reader that needs the value reads it again and reports the error as
-// it would have without warming.
+// across RocksDB versions. AddGroupReads reads and checks the records itself,
+// so that they can join an AsyncReadBatch (BlobSource reads only
+// synchronously), and inserts them with BlobSource's key, typed cache
+// interface, priority and tier. Warming only fills a cache: every error is
+// dropped, and the reader that needs the value reads it again and reports the
+// error as it would have without warming.
 #pragma once
 
 #include <algorithm>
