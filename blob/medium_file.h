@@ -57,7 +57,6 @@ class WritableFileWriter;
 
 namespace hybridkv {
 
-
 constexpr uint64_t kMediumFileMagic =
     0x3164656d766b6268ull;                     // "hbkvmed1", little-endian
 constexpr uint32_t kMediumFileVersion = 2;     // written

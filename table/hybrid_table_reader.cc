@@ -383,10 +383,10 @@ MediumBlockCache HybridTableReader::BlocksOf(uint64_t file_number) const {
 }
 
 bool HybridTableReader::UncachedSpan(const IOOptions& io,
+                                     const MediumBlockCache& blocks,
                                      const MediumPointer* pointers, size_t n,
                                      std::shared_ptr<MediumFileReader>* file,
                                      uint64_t* begin, uint64_t* end) {
-  const MediumBlockCache blocks = BlocksOf(pointers[0].file_number);
   std::string scratch;
   Slice bytes;
   size_t first = 0;
@@ -424,15 +424,18 @@ void HybridTableReader::AddMediumReads(
     AsyncReadBatch* batch, const IOOptions& io,
     const std::vector<MediumPointer>& pointers,
     const std::vector<std::pair<size_t, size_t>>& spans) {
+  if (context_.block_cache == nullptr) {
+    return;  // nowhere to keep what would be read
+  }
   for (const auto& span : spans) {
+    const MediumBlockCache blocks = BlocksOf(pointers[span.first].file_number);
     std::shared_ptr<MediumFileReader> file;
     uint64_t begin = 0;
     uint64_t end = 0;
-    if (UncachedSpan(io, &pointers[span.first], span.second - span.first,
-                     &file, &begin, &end)) {
-      BlocksOf(pointers[span.first].file_number)
-          .ReadAsync(batch, file, begin, end - begin,
-                     &context_.state->counters.resolve_bytes_read);
+    if (UncachedSpan(io, blocks, &pointers[span.first],
+                     span.second - span.first, &file, &begin, &end)) {
+      blocks.ReadAsync(batch, file, begin, end - begin,
+                       &context_.state->counters.resolve_bytes_read);
     }
   }
 }

@@ -169,12 +169,13 @@ class HybridTableReader : public TableReader {
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
 
  private:
-  // The part of the span pointers[0, n) (one medium file, by offset) that
-  // is not cached, [*begin, *end), and its open file; false when all of it
-  // is cached or it cannot be read.
-  bool UncachedSpan(const IOOptions& io, const MediumPointer* pointers,
-                    size_t n, std::shared_ptr<MediumFileReader>* file,
-                    uint64_t* begin, uint64_t* end);
+  // The part of the span pointers[0, n) (one medium file, by offset, whose
+  // cached blocks are `blocks`) that is not cached, [*begin, *end), and its
+  // open file; false when all of it is cached or it cannot be read.
+  bool UncachedSpan(const IOOptions& io, const MediumBlockCache& blocks,
+                    const MediumPointer* pointers, size_t n,
+                    std::shared_ptr<MediumFileReader>* file, uint64_t* begin,
+                    uint64_t* end);
   // What Get's one-lookup probe found for a key.
   struct ProbeResult {
     enum Outcome {

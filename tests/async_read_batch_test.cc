@@ -43,38 +43,41 @@ class AsyncReadBatchTest : public testing::TestWithParam<std::tuple<bool, bool>>
     if (async() && !AsyncReadBatch::Supported(fs())) {
       GTEST_SKIP() << "no asynchronous reads (io_uring) on this machine";
     }
+    std::string contents;
+    if (Open("probe", 4096, &contents) == nullptr) {
+      GTEST_SKIP() << "this file system cannot open files for direct reads";
+    }
   }
 
-  // Writes `size` random bytes to `path` and opens it for reading.
-  std::unique_ptr<RandomAccessFileReader> Create(const std::string& path,
-                                                 size_t size,
-                                                 std::string* contents) {
+  // Writes `size` random bytes to the file `name` of the test's directory
+  // and opens it for reading; null if it cannot be opened.
+  std::unique_ptr<RandomAccessFileReader> Open(const std::string& name,
+                                               size_t size,
+                                               std::string* contents) {
     std::mt19937_64 rng(size);
     contents->resize(size);
     for (char& c : *contents) c = static_cast<char>(rng());
+    const std::string path = dir_.Sub(name);
     EXPECT_OK(WriteStringToFile(Env::Default(), *contents, path));
     FileOptions options;
     options.use_direct_reads = direct();
     std::unique_ptr<FSRandomAccessFile> file;
-    IOStatus s = fs()->NewRandomAccessFile(path, options, &file, nullptr);
-    if (!s.ok()) {
+    if (!fs()->NewRandomAccessFile(path, options, &file, nullptr).ok()) {
       return nullptr;  // e.g. no O_DIRECT on this file system
     }
     return std::make_unique<RandomAccessFileReader>(std::move(file), path);
   }
 
+  test::ScratchDir dir_{"async_read_batch"};
   NoAsyncFileSystem no_async_;
 };
 
 TEST_P(AsyncReadBatchTest, EveryRequestGetsItsBytes) {
-  test::ScratchDir dir("async_read_batch");
   std::string a_bytes;
   std::string b_bytes;
-  auto a = Create(dir.Sub("a"), 1 << 20, &a_bytes);
-  auto b = Create(dir.Sub("b"), 300000, &b_bytes);
-  if (a == nullptr || b == nullptr) {
-    GTEST_SKIP() << "this file system cannot open files for direct reads";
-  }
+  auto a = Open("a", 1 << 20, &a_bytes);
+  auto b = Open("b", 300000, &b_bytes);
+  ASSERT_TRUE(a != nullptr && b != nullptr);
   // 200 requests, more than one batch keeps in flight, at unaligned offsets
   // and sizes, interleaved over two files.
   struct Expected {
@@ -110,12 +113,9 @@ TEST_P(AsyncReadBatchTest, EveryRequestGetsItsBytes) {
 }
 
 TEST_P(AsyncReadBatchTest, AReadPastTheEndIsAnError) {
-  test::ScratchDir dir("async_read_batch_end");
   std::string contents;
-  auto file = Create(dir.Sub("f"), 10000, &contents);
-  if (file == nullptr) {
-    GTEST_SKIP() << "this file system cannot open files for direct reads";
-  }
+  auto file = Open("f", 10000, &contents);
+  ASSERT_NE(file, nullptr);
   IOStatus past_end;
   IOStatus inside;
   std::string inside_bytes;
@@ -137,12 +137,9 @@ TEST_P(AsyncReadBatchTest, AReadPastTheEndIsAnError) {
 // does: a file another file system opened (Poll waits only for its own), and
 // a whole batch of rate-limited reads (asynchronous reads bypass the limiter).
 TEST_P(AsyncReadBatchTest, ForeignFilesAndRateLimitedReadsAreReadToo) {
-  test::ScratchDir dir("async_read_batch_mixed");
   std::string contents;
-  auto file = Create(dir.Sub("f"), 100000, &contents);
-  if (file == nullptr) {
-    GTEST_SKIP() << "this file system cannot open files for direct reads";
-  }
+  auto file = Open("f", 100000, &contents);
+  ASSERT_NE(file, nullptr);
   NoAsyncFileSystem other;
   IOOptions limited;
   limited.rate_limiter_priority = Env::IO_USER;
