@@ -4,6 +4,7 @@
 #include <gflags/gflags.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <atomic>
@@ -63,6 +64,7 @@ DEFINE_string(
     "or custom:<pct>:<bytes>,<pct>:<bytes>,... Overrides --value_size.");
 
 DECLARE_int64(seed);  // db_bench's
+DECLARE_string(db);    // db_bench's
 
 namespace hybridkv_ext {
 namespace {
@@ -143,6 +145,41 @@ std::map<std::string, uint64_t> ReadProcSelfIo() {
     io[name] = value;
   }
   return io;
+}
+
+// Requests the block device under `path` has completed, from
+// /sys/dev/block/<major>:<minor>/stat (fields 1 and 5). io_uring reads are
+// not system calls of their own, so syscr misses them; the device counts every
+// request, of every process, after the block layer merged adjacent ones.
+struct DeviceRequests {
+  bool known = false;
+  uint64_t reads = 0, writes = 0;
+};
+
+DeviceRequests ReadDeviceRequests(std::string path) {
+  DeviceRequests d;
+  struct stat st;
+  // The DB directory does not exist before a load opens it: use its parent.
+  while (stat(path.c_str(), &st) != 0) {
+    const size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos || slash == 0) return d;
+    path.resize(slash);
+  }
+  std::ifstream in("/sys/dev/block/" + std::to_string(major(st.st_dev)) +
+                   ":" + std::to_string(minor(st.st_dev)) + "/stat");
+  uint64_t field[5] = {0, 0, 0, 0, 0};
+  for (uint64_t& f : field) in >> f;
+  if (!in) return d;
+  d.known = true;
+  d.reads = field[0];
+  d.writes = field[4];
+  return d;
+}
+
+// The device's counts when the benchmark configured its first DB.
+DeviceRequests& DeviceRequestsAtStart() {
+  static DeviceRequests at_start = ReadDeviceRequests(FLAGS_db);
+  return at_start;
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -281,6 +318,7 @@ ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags() {
 
 void ApplyOptions(Options* options) {
   Mix();  // parse early: a bad mix fails before any work
+  DeviceRequestsAtStart();
   options->listeners.push_back(Tally());
   if (!FLAGS_hybrid) {
     return;
@@ -513,6 +551,15 @@ void Report(DB* db) {
               ", write_bytes %" PRIu64 ", rchar %" PRIu64 ", wchar %" PRIu64
               "\n",
               io["read_bytes"], io["write_bytes"], io["rchar"], io["wchar"]);
+  const DeviceRequests start = DeviceRequestsAtStart();
+  const DeviceRequests now = ReadDeviceRequests(FLAGS_db);
+  const bool device_known = start.known && now.known;
+  const double dev_reads = device_known ? Ratio(now.reads - start.reads, work.ops) : -1;
+  const double dev_writes = device_known ? Ratio(now.writes - start.writes, work.ops) : -1;
+  std::printf("I/O requests per op: system calls (syscr/syscw) read %.3f, "
+              "write %.3f; device (whole device) read %.3f, write %.3f\n",
+              Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
+              dev_reads, dev_writes);
   const double amp_r = Ratio(io["read_bytes"], work.bytes);
   const double amp_w = Ratio(io["write_bytes"], work.bytes);
   std::printf("I/O amplification (device bytes / %" PRIu64
@@ -541,6 +588,7 @@ void Report(DB* db) {
               " space_amp=%.4f cpu_s=%.3f"
               " cpu_us_per_op=%.3f user_us_per_op=%.3f sys_us_per_op=%.3f"
               " read_reqs_per_op=%.3f write_reqs_per_op=%.3f"
+              " dev_read_reqs_per_op=%.3f dev_write_reqs_per_op=%.3f"
               " compaction_bytes=%" PRIu64
               " manual_compaction_share=%.4f"
               " max_sst_bytes=%" PRIu64 " settled_ops_per_sec=%.0f"
@@ -550,7 +598,7 @@ void Report(DB* db) {
               cpu.user + cpu.sys, Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
               Ratio(cpu.user * 1e6, work.ops), Ratio(cpu.sys * 1e6, work.ops),
               Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
-              compaction_written, Ratio(manual_written, compaction_written),
+              dev_reads, dev_writes, compaction_written, Ratio(manual_written, compaction_written),
               shape.max_sst, work.settled_ops_per_sec, shape.populated,
               shape.line.empty() ? "empty" : shape.line.c_str());
   std::fflush(stdout);
