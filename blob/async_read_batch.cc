@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/async_read_batch.h"
 
+#include <algorithm>
+#include <new>
 #include <vector>
 
 #include "file/file_util.h"
@@ -14,15 +16,6 @@ namespace {
 // The most requests in flight. RocksDB's POSIX io_uring does not check that
 // its completion queue (512 entries) has room.
 constexpr size_t kMaxInFlight = 64;
-
-IOStatus CheckLength(const IOStatus& s, const Slice& result, size_t n) {
-  if (s.ok() && result.size() != n) {
-    return IOStatus::Corruption("short read of " +
-                                std::to_string(result.size()) +
-                                " bytes, expected " + std::to_string(n));
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -38,14 +31,33 @@ AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
 AsyncReadBatch::Request AsyncReadBatch::NewRequest(RandomAccessFileReader* file,
                                                    uint64_t offset, size_t n,
                                                    Done done) {
+  // Direct I/O reads whole aligned sectors: read them into an aligned buffer
+  // here, or RocksDB would allocate one and copy out of it.
+  const size_t alignment =
+      file->use_direct_io() ? file->file()->GetRequiredBufferAlignment() : 1;
+  const uint64_t begin = offset / alignment * alignment;
+  const uint64_t end = (offset + n + alignment - 1) / alignment * alignment;
   Request r;
   r.file = file;
-  r.read.offset = offset;
-  r.read.len = n;
-  r.scratch.reset(new char[n]);
-  r.read.scratch = r.scratch.get();
+  r.read.offset = begin;
+  r.read.len = static_cast<size_t>(end - begin);
+  r.buffer = AlignedBuffer(r.read.len, std::max<size_t>(alignment, 8));
+  r.read.scratch = r.buffer.get();
+  r.skip = static_cast<size_t>(offset - begin);
+  r.n = n;
   r.done = std::move(done);
   return r;
+}
+
+void AsyncReadBatch::Finish(Request& r, IOStatus s, const Slice& result) {
+  // An aligned read may stop at the end of the file, after the bytes asked for.
+  if (s.ok() && result.size() < r.skip + r.n) {
+    s = IOStatus::Corruption(
+        "short read of " +
+        std::to_string(result.size() > r.skip ? result.size() - r.skip : 0) +
+        " bytes, expected " + std::to_string(r.n));
+  }
+  r.done(s, s.ok() ? Slice(result.data() + r.skip, r.n) : Slice());
 }
 
 void AsyncReadBatch::Add(RandomAccessFileReader* file,
@@ -79,7 +91,7 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
     // RocksDB 9.x sets the handle, then fails io_uring_submit, with the
     // request still in the ring: the kernel may yet write into its buffer.
     // The buffer and handle are given up, never freed.
-    q.scratch.release();
+    q.buffer.release();
     async_ = false;
   } else if (s.IsNotSupported()) {
     async_ = false;  // e.g. no io_uring on this system after all
@@ -113,12 +125,10 @@ void AsyncReadBatch::WaitForSubmitted() {
     }
   }
   for (Request& r : submitted_) {
-    IOStatus s =
-        polled.ok() || r.handle == nullptr ? r.read.status : polled;
-    s = CheckLength(s, r.read.result, r.read.len);
-    r.done(s, s.ok() ? r.read.result : Slice());
+    Finish(r, polled.ok() || r.handle == nullptr ? r.read.status : polled,
+           r.read.result);
     if (!buffers_free) {
-      r.scratch.release();  // given up, as in Add
+      r.buffer.release();  // given up, as in Add
     } else if (r.handle != nullptr && r.delete_handle) {
       r.delete_handle(r.handle);
     }
@@ -133,10 +143,9 @@ void AsyncReadBatch::ReadBlocking() {
   RunReadsInParallel(blocking_.size(), [this](size_t i) {
     Request& r = blocking_[i];
     Slice result;
-    IOStatus s = r.file->Read(io_, r.read.offset, r.read.len, &result,
-                              r.scratch.get(), /*aligned_buf=*/nullptr);
-    s = CheckLength(s, result, r.read.len);
-    r.done(s, s.ok() ? result : Slice());
+    const IOStatus s = r.file->Read(io_, r.read.offset, r.read.len, &result,
+                                    r.read.scratch, /*aligned_buf=*/nullptr);
+    Finish(r, s, result);
   });
   blocking_.clear();
 }

@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <new>
 
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
@@ -31,6 +32,10 @@ namespace hybridkv {
 // Otherwise (no io_uring, a rate-limited read, which asynchronous reads would
 // not charge, or a request the file system refuses), requests are read with
 // blocking reads in parallel on RunReadsInParallel's pool when Wait runs.
+//
+// Under direct I/O every request is widened to the file's alignment and read
+// into an aligned buffer of its own, so RocksDB neither allocates a bounce
+// buffer nor copies out of it.
 //
 // RocksDB 9.x shares one io_uring per thread between ReadAsync and MultiRead,
 // and MultiRead cannot take another's completions: nothing may read through
@@ -61,10 +66,25 @@ class AsyncReadBatch {
   void Wait();
 
  private:
+  struct AlignedFree {
+    size_t alignment;
+    void operator()(char* p) const {
+      ::operator delete(p, std::align_val_t(alignment));
+    }
+  };
+  using Buffer = std::unique_ptr<char, AlignedFree>;
+  static Buffer AlignedBuffer(size_t n, size_t alignment) {
+    return Buffer(
+        static_cast<char*>(::operator new(n, std::align_val_t(alignment))),
+        AlignedFree{alignment});
+  }
+
   struct Request {
     RandomAccessFileReader* file = nullptr;
-    FSReadRequest read;
-    std::unique_ptr<char[]> scratch;
+    Buffer buffer{nullptr, AlignedFree{1}};
+    FSReadRequest read;  // the aligned read, into buffer
+    size_t skip = 0;     // bytes read before the range asked for
+    size_t n = 0;        // bytes asked for
     Done done;
     void* handle = nullptr;
     IOHandleDeleter delete_handle;
@@ -72,6 +92,8 @@ class AsyncReadBatch {
 
   static Request NewRequest(RandomAccessFileReader* file, uint64_t offset,
                             size_t n, Done done);
+  // Runs r.done with the bytes asked for, or the error.
+  static void Finish(Request& r, IOStatus s, const Slice& result);
   void WaitForSubmitted();
   void ReadBlocking();
 

@@ -64,7 +64,7 @@ DEFINE_string(
     "or custom:<pct>:<bytes>,<pct>:<bytes>,... Overrides --value_size.");
 
 DECLARE_int64(seed);  // db_bench's
-DECLARE_string(db);    // db_bench's
+DECLARE_string(db);   // db_bench's
 
 namespace hybridkv_ext {
 namespace {
@@ -165,8 +165,8 @@ DeviceRequests ReadDeviceRequests(std::string path) {
     if (slash == std::string::npos || slash == 0) return d;
     path.resize(slash);
   }
-  std::ifstream in("/sys/dev/block/" + std::to_string(major(st.st_dev)) +
-                   ":" + std::to_string(minor(st.st_dev)) + "/stat");
+  std::ifstream in("/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+                   std::to_string(minor(st.st_dev)) + "/stat");
   uint64_t field[5] = {0, 0, 0, 0, 0};
   for (uint64_t& f : field) in >> f;
   if (!in) return d;
@@ -417,7 +417,7 @@ Shape ReportShape(DB* db) {
 struct UserWork {
   uint64_t ops = 0;
   uint64_t bytes = 0;
-  uint64_t live_bytes = 0;  // 0: unknown
+  uint64_t live_bytes = 0;         // 0: unknown
   double settled_ops_per_sec = 0;  // 0: unknown (no YCSB benchmark ran)
 };
 
@@ -430,10 +430,9 @@ UserWork ReportUserWork(Statistics* stats) {
     work.live_bytes = y.live_known ? y.live_bytes : 0;
     // Settled: until the last flush or compaction that finished, if one
     // finished after the last operation (under waitforcompaction).
-    const double seconds =
-        std::chrono::duration<double>(
-            std::max(y.end, Tally()->LastJobEnd()) - y.start)
-            .count();
+    const double seconds = std::chrono::duration<double>(
+                               std::max(y.end, Tally()->LastJobEnd()) - y.start)
+                               .count();
     work.settled_ops_per_sec = Ratio(y.ops, seconds);
     std::printf("YCSB: %" PRIu64 " ops, %" PRIu64
                 " records; user bytes read %" PRIu64 ", written %" PRIu64
@@ -554,12 +553,15 @@ void Report(DB* db) {
   const DeviceRequests start = DeviceRequestsAtStart();
   const DeviceRequests now = ReadDeviceRequests(FLAGS_db);
   const bool device_known = start.known && now.known;
-  const double dev_reads = device_known ? Ratio(now.reads - start.reads, work.ops) : -1;
-  const double dev_writes = device_known ? Ratio(now.writes - start.writes, work.ops) : -1;
-  std::printf("I/O requests per op: system calls (syscr/syscw) read %.3f, "
-              "write %.3f; device (whole device) read %.3f, write %.3f\n",
-              Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
-              dev_reads, dev_writes);
+  const double dev_reads =
+      device_known ? Ratio(now.reads - start.reads, work.ops) : -1;
+  const double dev_writes =
+      device_known ? Ratio(now.writes - start.writes, work.ops) : -1;
+  std::printf(
+      "I/O requests per op: system calls (syscr/syscw) read %.3f, "
+      "write %.3f; device (whole device) read %.3f, write %.3f\n",
+      Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops), dev_reads,
+      dev_writes);
   const double amp_r = Ratio(io["read_bytes"], work.bytes);
   const double amp_w = Ratio(io["write_bytes"], work.bytes);
   std::printf("I/O amplification (device bytes / %" PRIu64
@@ -591,15 +593,17 @@ void Report(DB* db) {
               " dev_read_reqs_per_op=%.3f dev_write_reqs_per_op=%.3f"
               " compaction_bytes=%" PRIu64
               " manual_compaction_share=%.4f"
-              " max_sst_bytes=%" PRIu64 " settled_ops_per_sec=%.0f"
+              " max_sst_bytes=%" PRIu64
+              " settled_ops_per_sec=%.0f"
               " levels=%d shape=%s\n",
               work.ops, work.bytes, io["read_bytes"], io["write_bytes"], amp_r,
               amp_w, disk.Data(), work.live_bytes, space_amp,
               cpu.user + cpu.sys, Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
               Ratio(cpu.user * 1e6, work.ops), Ratio(cpu.sys * 1e6, work.ops),
               Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
-              dev_reads, dev_writes, compaction_written, Ratio(manual_written, compaction_written),
-              shape.max_sst, work.settled_ops_per_sec, shape.populated,
+              dev_reads, dev_writes, compaction_written,
+              Ratio(manual_written, compaction_written), shape.max_sst,
+              work.settled_ops_per_sec, shape.populated,
               shape.line.empty() ? "empty" : shape.line.c_str());
   std::fflush(stdout);
 }
