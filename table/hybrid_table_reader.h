@@ -13,6 +13,7 @@
 #include "plugin/hybridkv/blob/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
 
@@ -167,6 +168,7 @@ class HybridTableReader : public TableReader {
                        std::shared_ptr<MediumFileReader>* file);
   // Counts a value resolved by a read.
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
+  ScanLengthHint& scan_length_hint() { return scan_length_hint_; }
 
  private:
   // The part of the span pointers[0, n) (one medium file, by offset, whose
@@ -212,6 +214,7 @@ class HybridTableReader : public TableReader {
 
   std::unique_ptr<TableReader> inner_;
   const MediumReadContext context_;
+  ScanLengthHint scan_length_hint_;
   bool has_medium_refs_ = false;
   MediumRefs refs_;  // from the table properties, when known
 };

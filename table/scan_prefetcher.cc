@@ -38,9 +38,17 @@ ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
       skip_filters_(skip_filters),
       max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {}
 
-ScanPrefetcher::~ScanPrefetcher() = default;
+ScanPrefetcher::~ScanPrefetcher() { Stop(); }
+
+void ScanPrefetcher::Stop() {
+  if (active_) {
+    table_->scan_length_hint().Record(consumed_ + 1);  // with its last entry
+  }
+  active_ = false;
+}
 
 void ScanPrefetcher::Seek(const Slice* internal_target) {
+  Stop();  // the scan before this seek ended here
   has_prefix_ = false;
   if (internal_target != nullptr && read_options_.prefix_same_as_start &&
       prefix_extractor_ != nullptr) {
@@ -51,7 +59,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
     }
   }
   active_ = true;
-  window_ = std::min(kInitialWindow, max_window_);
+  window_ = table_->scan_length_hint().FirstWindow(kMinWindow, max_window_);
   consumed_ = 0;
   warmed_end_ = 0;
   in_step_ = false;

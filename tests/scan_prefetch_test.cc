@@ -17,6 +17,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/statistics.h"
@@ -122,6 +123,50 @@ TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
     EXPECT_EQ(it->value().ToString(), Value(i));
   }
   EXPECT_LE(Ticker(BLOB_DB_CACHE_ADD), 2u * (kKeys / 10));
+}
+
+// A table's first window after a seek is what recent scans took from it
+// (ScanLengthHint): after long scans of the first flush's table, a scan there
+// reads a full window ahead at once; in the second table, which no scan has
+// read, it starts at the minimum.
+TEST_P(ScanPrefetchTest, LongScansWidenATablesFirstWindow) {
+  Load(GetParam());
+  for (int round = 0; round < 10; round++) {
+    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    int n = 0;
+    for (it->Seek(Key(0)); it->Valid() && n < 100; it->Next(), n++) {
+      ASSERT_EQ(it->value().ToString(), Value(n));
+    }
+  }
+  // One entry each, where nothing is cached yet: Key(120) in the first
+  // table, Key(270) in the second. Both values are large.
+  auto blobs_read_by_one_entry_scan = [&](int i) {
+    const uint64_t before = Ticker(BLOB_DB_CACHE_ADD);
+    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    it->Seek(Key(i));
+    EXPECT_TRUE(it->Valid());
+    EXPECT_EQ(it->value().ToString(), Value(i));
+    return Ticker(BLOB_DB_CACHE_ADD) - before;
+  };
+  const size_t cap = HybridTableOptions().scan_prefetch_max;
+  // Prefetching, a window of `cap` entries from Key(120), where every third
+  // value is large; without it, DBIter reads the one value it yields.
+  EXPECT_EQ(blobs_read_by_one_entry_scan(120), GetParam() ? (cap + 2) / 3 : 1);
+  // ScanPrefetcher::kMinWindow entries from Key(270): one large value.
+  EXPECT_EQ(blobs_read_by_one_entry_scan(270), 1u);
+}
+
+TEST(ScanLengthHintTest, FollowsRecentScansWithinMinAndCap) {
+  ScanLengthHint hint;
+  EXPECT_EQ(hint.FirstWindow(2, 16), 2u);  // no scan yet: the minimum
+  for (int i = 0; i < 20; i++) hint.Record(100);
+  EXPECT_EQ(hint.FirstWindow(2, 16), 16u);  // capped
+  EXPECT_GE(hint.FirstWindow(2, 1000), 90u);
+  for (int i = 0; i < 20; i++) hint.Record(1);
+  EXPECT_EQ(hint.FirstWindow(2, 16), 2u);  // back down, not below the minimum
+  hint.Record(size_t{1} << 40);            // huge scans do not overflow it
+  EXPECT_EQ(hint.FirstWindow(2, 16), 16u);
+  EXPECT_EQ(hint.FirstWindow(2, 1), 1u);  // a cap below the minimum wins
 }
 
 TEST_P(ScanPrefetchTest, DamagedBlobFailsTheScanAsWithoutPrefetch) {

@@ -63,10 +63,11 @@ struct HybridTableOptions {
   // values); fill_cache=false and read_tier=kBlockCacheTier reads never
   // prefetch. Results never depend on it.
   bool scan_prefetch = true;
-  // The most entries a scan looks ahead in one step. The window starts at 2
-  // entries after a seek and doubles each time the scan reaches its end.
-  // 16, not more: on the small default A/B's Run E, 64 read 15% more blobs
-  // that no scan yielded, for the same throughput.
+  // The most entries a scan looks ahead in one step. After a seek the window
+  // starts at the entries recent scans took from the table (at least 2) and
+  // doubles each time the scan reaches its end. 16, not more: in Run E, caps
+  // of 32 and 64 read 10-20% more values that no scan yielded, for no more
+  // throughput (bench/results/issue12-first-window).
   uint32_t scan_prefetch_max = 16;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
