@@ -51,8 +51,9 @@ class HybridTableReader;
 // waits for, and a scan crosses one table per level, so long scans that start
 // small wait many times; scans of a few entries that start large read values
 // they never yield. Measured (bench/results/issue12-first-window, YCSB Run E,
-// scans of 1..100 entries): a fixed first window of 16 instead of 2 gave 9-20%
-// more scans per second, at 6-12% less CPU and 9-16% more reads.
+// scans of 1..100 entries), against a first window of 2: 7-18% more scans per
+// second at less CPU, as fast as a fixed 16 with a third to two fifths of its
+// reads of values past the scans' ends.
 //
 // An average weighted 1/4 on the newest scan, in sixteenths of an entry.
 // Scans of the table share it without a lock: a lost update only blurs it.
