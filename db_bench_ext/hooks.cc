@@ -161,9 +161,11 @@ DeviceRequests ReadDeviceRequests(std::string path) {
   struct stat st;
   // The DB directory does not exist before a load opens it: use its parent.
   while (stat(path.c_str(), &st) != 0) {
+    if (path == "." || path == "/") return d;
     const size_t slash = path.find_last_of('/');
-    if (slash == std::string::npos || slash == 0) return d;
-    path.resize(slash);
+    path = slash == std::string::npos ? "."
+           : slash == 0               ? "/"
+                                      : path.substr(0, slash);
   }
   std::ifstream in("/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
                    std::to_string(minor(st.st_dev)) + "/stat");
