@@ -1,8 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/async_read_batch.h"
 
-#include <algorithm>
-#include <new>
 #include <vector>
 
 #include "file/file_util.h"
@@ -35,15 +33,16 @@ AsyncReadBatch::Request AsyncReadBatch::NewRequest(RandomAccessFileReader* file,
   // here, or RocksDB would allocate one and copy out of it.
   const size_t alignment =
       file->use_direct_io() ? file->file()->GetRequiredBufferAlignment() : 1;
-  const uint64_t begin = offset / alignment * alignment;
-  const uint64_t end = (offset + n + alignment - 1) / alignment * alignment;
+  FSReadRequest asked;
+  asked.offset = offset;
+  asked.len = n;
   Request r;
   r.file = file;
-  r.read.offset = begin;
-  r.read.len = static_cast<size_t>(end - begin);
-  r.buffer = AlignedBuffer(r.read.len, std::max<size_t>(alignment, 8));
-  r.read.scratch = r.buffer.get();
-  r.skip = static_cast<size_t>(offset - begin);
+  r.read = Align(asked, alignment);
+  r.buffer.Alignment(alignment);
+  r.buffer.AllocateNewBuffer(r.read.len);
+  r.read.scratch = r.buffer.BufferStart();
+  r.skip = static_cast<size_t>(offset - r.read.offset);
   r.n = n;
   r.done = std::move(done);
   return r;
@@ -91,7 +90,7 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
     // RocksDB 9.x sets the handle, then fails io_uring_submit, with the
     // request still in the ring: the kernel may yet write into its buffer.
     // The buffer and handle are given up, never freed.
-    q.buffer.release();
+    q.buffer.Release().release();
     async_ = false;
   } else if (s.IsNotSupported()) {
     async_ = false;  // e.g. no io_uring on this system after all
@@ -128,7 +127,7 @@ void AsyncReadBatch::WaitForSubmitted() {
     Finish(r, polled.ok() || r.handle == nullptr ? r.read.status : polled,
            r.read.result);
     if (!buffers_free) {
-      r.buffer.release();  // given up, as in Add
+      r.buffer.Release().release();  // given up, as in Add
     } else if (r.handle != nullptr && r.delete_handle) {
       r.delete_handle(r.handle);
     }

@@ -5,11 +5,11 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <new>
 
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
 #include "rocksdb/slice.h"
+#include "util/aligned_buffer.h"
 
 namespace ROCKSDB_NAMESPACE {
 
@@ -66,22 +66,9 @@ class AsyncReadBatch {
   void Wait();
 
  private:
-  struct AlignedFree {
-    size_t alignment;
-    void operator()(char* p) const {
-      ::operator delete(p, std::align_val_t(alignment));
-    }
-  };
-  using Buffer = std::unique_ptr<char, AlignedFree>;
-  static Buffer AlignedBuffer(size_t n, size_t alignment) {
-    return Buffer(
-        static_cast<char*>(::operator new(n, std::align_val_t(alignment))),
-        AlignedFree{alignment});
-  }
-
   struct Request {
     RandomAccessFileReader* file = nullptr;
-    Buffer buffer{nullptr, AlignedFree{1}};
+    AlignedBuffer buffer;
     FSReadRequest read;  // the aligned read, into buffer
     size_t skip = 0;     // bytes read before the range asked for
     size_t n = 0;        // bytes asked for

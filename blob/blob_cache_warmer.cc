@@ -250,8 +250,7 @@ BlobCacheWarmer::OpenBlobFile BlobCacheWarmer::OpenFile(uint64_t number) {
            ->Read(IOOptions(), 0, BlobLogHeader::kSize, &bytes, scratch,
                   /*aligned_buf=*/nullptr)
            .ok() ||
-      bytes.size() != BlobLogHeader::kSize ||
-      !header.DecodeFrom(bytes).ok() ||
+      bytes.size() != BlobLogHeader::kSize || !header.DecodeFrom(bytes).ok() ||
       header.column_family_id != column_family_id_) {
     return {};
   }
@@ -297,34 +296,31 @@ bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
     }
     batch->Add(file.reader.get(), fs, blob.offset - adjustment,
                static_cast<size_t>(blob.size + adjustment),
-               [this, reader = file.reader, file_key, &blob](
-                   const IOStatus& s, const Slice& record) {
+               [this, reader = file.reader, key, &blob](const IOStatus& s,
+                                                        const Slice& record) {
                  if (s.ok()) {
-                   InsertRecord(file_key, blob, record);
+                   InsertRecord(key, blob, record);
                  }
                });
   }
   return true;
 }
 
-void BlobCacheWarmer::InsertRecord(const OffsetableCacheKey& file_key,
-                                   const Blob& blob,
+void BlobCacheWarmer::InsertRecord(const CacheKey& key, const Blob& blob,
                                    const Slice& record) const {
   RecordTick(statistics_, BLOB_DB_BLOB_FILE_BYTES_READ, record.size());
   // BlobFileReader's checks; a blob that fails them is not cached, and
   // DBIter's own read reports it.
   BlobLogRecord parsed;
   if (record.size() < BlobLogRecord::kHeaderSize ||
-      !parsed
-           .DecodeHeaderFrom(Slice(record.data(), BlobLogRecord::kHeaderSize))
+      !parsed.DecodeHeaderFrom(Slice(record.data(), BlobLogRecord::kHeaderSize))
            .ok() ||
       parsed.key_size != blob.user_key.size() ||
-      parsed.value_size != blob.size ||
-      record.size() != parsed.record_size()) {
+      parsed.value_size != blob.size || record.size() != parsed.record_size()) {
     return;
   }
-  parsed.key = Slice(record.data() + BlobLogRecord::kHeaderSize,
-                     parsed.key_size);
+  parsed.key =
+      Slice(record.data() + BlobLogRecord::kHeaderSize, parsed.key_size);
   parsed.value = Slice(parsed.key.data() + parsed.key_size, blob.size);
   if (parsed.key != Slice(blob.user_key) || !parsed.CheckBlobCRC().ok()) {
     return;
@@ -335,9 +331,8 @@ void BlobCacheWarmer::InsertRecord(const OffsetableCacheKey& file_key,
   FullTypedCacheInterface<BlobContents, BlobContentsCreator> typed(cache);
   std::unique_ptr<BlobContents> contents;
   size_t charge = 0;
-  BlobContentsCreator::Create(&contents, &charge, parsed.value,
-                              kNoCompression, cache->memory_allocator());
-  const CacheKey key = file_key.WithOffset(blob.offset);
+  BlobContentsCreator::Create(&contents, &charge, parsed.value, kNoCompression,
+                              cache->memory_allocator());
   if (typed
           .InsertFull(key.AsSlice(), contents.get(), charge,
                       /*handle=*/nullptr, Cache::Priority::BOTTOM,

@@ -41,7 +41,7 @@ namespace ROCKSDB_NAMESPACE {
 class BlobFileCache;
 class BlobSource;
 class Cache;
-class OffsetableCacheKey;
+class CacheKey;
 class RandomAccessFileReader;
 class Statistics;
 
@@ -93,8 +93,8 @@ class BlobCacheWarmer {
   // added, when only WarmGroup can: compressed blobs, a rate-limited read
   // (BlobSource's reader charges the limiter), another file system, or a
   // file that does not open. Thread-safe.
-  bool AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
-                     const IOOptions& io, const Blob* blobs, size_t count);
+  bool AddGroupReads(AsyncReadBatch* batch, FileSystem* fs, const IOOptions& io,
+                     const Blob* blobs, size_t count);
 
  private:
   BlobCacheWarmer(const ImmutableOptions& ioptions,
@@ -111,9 +111,9 @@ class BlobCacheWarmer {
     CompressionType compression = kNoCompression;
   };
   OpenBlobFile OpenFile(uint64_t number);
-  // Inserts `blob`'s value into the blob cache when `record`, its whole
-  // record, checks out. `file_key` is BlobSource's key of its file.
-  void InsertRecord(const OffsetableCacheKey& file_key, const Blob& blob,
+  // Inserts `blob`'s value into the blob cache under `key` (BlobSource's key
+  // of the blob) when `record`, its whole record, checks out.
+  void InsertRecord(const CacheKey& key, const Blob& blob,
                     const Slice& record) const;
 
   const std::shared_ptr<FileSystem> fs_;
