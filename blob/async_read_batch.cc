@@ -6,6 +6,7 @@
 #include "file/file_util.h"
 #include "file/random_access_file_reader.h"
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "rocksdb/convenience.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -17,14 +18,40 @@ constexpr size_t kMaxInFlight = 64;
 
 }  // namespace
 
+std::shared_ptr<FileSystem> ReadFileSystemFor(
+    const std::shared_ptr<FileSystem>& fs) {
+  if (fs.get() != FileSystem::Default().get()) {
+    return fs;
+  }
+  // Never destroyed: readers opened through it may outlive static destructors.
+  static auto* own = [] {
+    std::shared_ptr<FileSystem> created;
+    ConfigOptions config;
+    config.ignore_unsupported_options = false;
+    if (!FileSystem::CreateFromString(config, "posix://", &created).ok() ||
+        created == nullptr) {
+      created = FileSystem::Default();  // then reads stay synchronous
+    }
+    return new std::shared_ptr<FileSystem>(std::move(created));
+  }();
+  return *own;
+}
+
+static bool OwnsItsIoUring(const FileSystem* fs) {
+  return fs != FileSystem::Default().get() &&
+         fs == ReadFileSystemFor(FileSystem::Default()).get();
+}
+
 bool AsyncReadBatch::Supported(FileSystem* fs) {
   return CheckFSFeatureSupport(fs, FSSupportedOps::kAsyncIO);
 }
 
 AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
-    : fs_(fs),
+    : fs_(fs == FileSystem::Default().get()
+              ? ReadFileSystemFor(FileSystem::Default()).get()
+              : fs),
       io_(io),
-      async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs)) {}
+      async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs_)) {}
 
 AsyncReadBatch::Request AsyncReadBatch::NewRequest(RandomAccessFileReader* file,
                                                    uint64_t offset, size_t n,
@@ -62,17 +89,35 @@ void AsyncReadBatch::Finish(Request& r, IOStatus s, const Slice& result) {
 void AsyncReadBatch::Add(RandomAccessFileReader* file,
                          const FileSystem* file_system, uint64_t offset,
                          size_t n, Done done) {
-  Request r = NewRequest(file, offset, n, std::move(done));
-  // Poll can wait only for requests its own file system submitted.
-  if (!async_ || file_system != fs_) {
-    blocking_.push_back(std::move(r));
-    return;
+  queued_.push_back(NewRequest(file, offset, n, std::move(done)));
+  queued_.back().file_system = file_system;
+}
+
+void AsyncReadBatch::Start() {
+  if (OwnsItsIoUring(fs_)) {
+    Submit();
   }
-  if (submitted_.size() >= kMaxInFlight) {
-    WaitForSubmitted();
+}
+
+void AsyncReadBatch::Submit() {
+  for (Request& r : queued_) {
+    // Poll can wait only for requests its own file system submitted.
+    if (!async_ || r.file_system != fs_) {
+      blocking_.push_back(std::move(r));
+      continue;
+    }
+    if (submitted_.size() >= kMaxInFlight) {
+      WaitForSubmitted();
+    }
+    submitted_.push_back(std::move(r));
+    SubmitLast();
   }
-  submitted_.push_back(std::move(r));
+  queued_.clear();
+}
+
+void AsyncReadBatch::SubmitLast() {
   Request& q = submitted_.back();
+  RandomAccessFileReader* file = q.file;
   const IOStatus s = file->ReadAsync(
       q.read, io_,
       [](FSReadRequest& completed, void* arg) {
@@ -85,7 +130,8 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
     return;  // in flight, or already done (no handle): its callback ran
   }
   // Not submitted. Read it with a blocking read instead, into a new buffer.
-  Request retry = NewRequest(file, offset, n, std::move(q.done));
+  Request retry =
+      NewRequest(file, q.read.offset + q.skip, q.n, std::move(q.done));
   if (q.handle != nullptr) {
     // RocksDB 9.x sets the handle, then fails io_uring_submit, with the
     // request still in the ring: the kernel may yet write into its buffer.
@@ -100,6 +146,7 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
 }
 
 void AsyncReadBatch::Wait() {
+  Submit();
   WaitForSubmitted();
   ReadBlocking();
 }

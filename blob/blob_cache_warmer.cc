@@ -180,7 +180,7 @@ BlobCacheWarmer::BlobCacheWarmer(const ImmutableOptions& ioptions,
                                  const std::shared_ptr<TableFactory>& inner,
                                  uint32_t column_family_id, std::string db_id,
                                  std::string db_session_id)
-    : fs_(ioptions.fs),
+    : fs_(ReadFileSystemFor(ioptions.fs)),  // reads may stay in flight
       blob_dir_(ioptions.cf_paths.front().path),
       column_family_id_(column_family_id),
       clock_(ioptions.clock),
@@ -262,11 +262,9 @@ BlobCacheWarmer::OpenBlobFile BlobCacheWarmer::OpenFile(uint64_t number) {
   return files_.emplace(number, std::move(open)).first->second;
 }
 
-bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
-                                    const IOOptions& io, const Blob* blobs,
-                                    size_t count) {
-  if (fs != fs_.get() || blob_cache_ == nullptr ||
-      io.rate_limiter_priority != Env::IO_TOTAL) {
+bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, const IOOptions& io,
+                                    const Blob* blobs, size_t count) {
+  if (blob_cache_ == nullptr || io.rate_limiter_priority != Env::IO_TOTAL) {
     return false;
   }
   for (size_t i = 0; i < count; i++) {
@@ -294,7 +292,7 @@ bool BlobCacheWarmer::AddGroupReads(AsyncReadBatch* batch, FileSystem* fs,
     if (blob.offset < adjustment) {
       continue;  // a bad index: DBIter's own read reports it
     }
-    batch->Add(file.reader.get(), fs, blob.offset - adjustment,
+    batch->Add(file.reader.get(), fs_.get(), blob.offset - adjustment,
                static_cast<size_t>(blob.size + adjustment),
                [this, reader = file.reader, key, &blob](const IOStatus& s,
                                                         const Slice& record) {

@@ -91,9 +91,10 @@ class BlobCacheWarmer {
   // into the blob cache under BlobSource's key, as BlobSource would, when its
   // read completes. `blobs` must outlive the batch's Wait. False, with nothing
   // added, when only WarmGroup can: compressed blobs, a rate-limited read
-  // (BlobSource's reader charges the limiter), another file system, or a
-  // file that does not open. Thread-safe.
-  bool AddGroupReads(AsyncReadBatch* batch, FileSystem* fs, const IOOptions& io,
+  // (BlobSource's reader charges the limiter), or a file that does not open.
+  // The files are opened through ReadFileSystemFor(the column family's file
+  // system). Thread-safe.
+  bool AddGroupReads(AsyncReadBatch* batch, const IOOptions& io,
                      const Blob* blobs, size_t count);
 
  private:

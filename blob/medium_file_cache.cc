@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium_file_cache.h"
 
+#include "plugin/hybridkv/blob/async_read_batch.h"
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
@@ -21,7 +23,10 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
   // Opened outside the lock: two first readers may both open it, and the
   // second one's reader replaces the first in the map (both stay valid).
   std::unique_ptr<MediumFileReader> opened;
-  IOStatus s = OpenMediumFile(fs, dirs, number, file_options, &opened, io);
+  // Through HybridKV's own file system instance, so that scans may leave
+  // reads of it in flight (ReadFileSystemFor).
+  IOStatus s = OpenMediumFile(ReadFileSystemFor(fs), dirs, number, file_options,
+                              &opened, io);
   if (!s.ok()) {
     return s;
   }

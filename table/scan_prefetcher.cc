@@ -38,6 +38,18 @@ ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
       skip_filters_(skip_filters),
       max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {}
 
+// One window: its separated values, and the reads of those not cached.
+struct ScanPrefetcher::Window {
+  Window(FileSystem* fs, const IOOptions& io) : batch(fs, io) {}
+  size_t begin = 0;  // the entries of the window, counted from the seek
+  size_t end = 0;
+  std::vector<BlobCacheWarmer::Blob> blobs;
+  std::vector<MediumPointer> medium;
+  // Blob groups AddGroupReads refused: read by WarmGroup when joined.
+  std::vector<std::pair<size_t, size_t>> unbatched;
+  AsyncReadBatch batch;  // last: destroyed, so waited for, first
+};
+
 ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 
 void ScanPrefetcher::Stop() {
@@ -45,6 +57,7 @@ void ScanPrefetcher::Stop() {
     table_->scan_length_hint().Record(consumed_ + 1);  // with its last entry
   }
   active_ = false;
+  JoinPending(/*use=*/false);
 }
 
 void ScanPrefetcher::Seek(const Slice* internal_target) {
@@ -59,10 +72,34 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
     }
   }
   active_ = true;
+  exhausted_ = false;
   window_ = table_->scan_length_hint().FirstWindow(kMinWindow, max_window_);
   consumed_ = 0;
-  warmed_end_ = 0;
+  collected_end_ = 0;
+  next_step_at_ = 0;
   in_step_ = false;
+  if (table_->scan_length_hint().Entries() >= kEagerMinEntries) {
+    // Recent scans took many entries from this table: start reading its
+    // first window now, while the scan seeks the other tables.
+    OpenLookahead();
+    if (internal_target != nullptr) {
+      lookahead_->Seek(*internal_target);
+    } else {
+      lookahead_->SeekToFirst();
+    }
+    in_step_ = true;
+    StartWindow();
+  }
+}
+
+void ScanPrefetcher::OpenLookahead() {
+  if (lookahead_ == nullptr) {
+    // It sees every entry, as the scan's own iterator does.
+    lookahead_.reset(table_->inner()->NewIterator(
+        read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
+        TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
+        /*allow_unprepared_value=*/false));
+  }
 }
 
 bool ScanPrefetcher::BeyondEnd(const Slice& user_key) const {
@@ -76,24 +113,41 @@ bool ScanPrefetcher::BeyondEnd(const Slice& user_key) const {
                          prefix_extractor_->Transform(user_key) != prefix_);
 }
 
-void ScanPrefetcher::Warm(const Slice& internal_key) {
-  if (!in_step_ || consumed_ != warmed_end_) {
-    // The scan left the warmed part by more than one entry (or nothing was
-    // warmed since the seek): start where it stands.
-    if (lookahead_ == nullptr) {
-      // It sees every entry, as the scan's own iterator does.
-      lookahead_.reset(table_->inner()->NewIterator(
-          read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
-          TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
-          /*allow_unprepared_value=*/false));
-    }
-    lookahead_->Seek(internal_key);
-    warmed_end_ = consumed_;
-    in_step_ = true;
+void ScanPrefetcher::Step(const Slice& internal_key) {
+  if (pending_ != nullptr && consumed_ >= pending_->begin &&
+      consumed_ < pending_->end) {
+    JoinPending(/*use=*/true);  // the scan reached the window read at seek
+    return;
   }
-  Collect();
+  // The scan is past every window read or reading: read from where it stands.
+  JoinPending(/*use=*/false);
+  if (!in_step_ || consumed_ != collected_end_) {
+    // It left the part read by more than one entry (or nothing was read
+    // since the seek).
+    OpenLookahead();
+    lookahead_->Seek(internal_key);
+    collected_end_ = consumed_;
+    in_step_ = true;
+    exhausted_ = false;
+  }
+  if (exhausted_) {
+    next_step_at_ = SIZE_MAX;
+    return;
+  }
+  StartWindow();
+  JoinPending(/*use=*/true);
+}
+
+void ScanPrefetcher::StartWindow() {
+  IOOptions io;
+  if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
+    exhausted_ = true;  // past the deadline: each value's own read says so
+    return;
+  }
+  auto w = std::make_unique<Window>(table_->context().fs.get(), io);
+  Collect(w.get());
   const auto groups = SortAndGroup(
-      &blobs_,
+      &w->blobs,
       [](const BlobCacheWarmer::Blob& b) {
         return std::make_pair(b.file_number, b.offset);
       },
@@ -102,47 +156,49 @@ void ScanPrefetcher::Warm(const Slice& internal_key) {
         return b.file_number == prev.file_number &&
                group_size < BlobCacheWarmer::kMaxGroup;
       });
-  const auto spans = HybridTableReader::GroupIntoReadSpans(&medium_);
-  IOOptions io;
-  if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
-    return;  // past the deadline: each value's own read says so
-  }
-  // Every read of the window in one batch: asynchronous from this thread
-  // where the file system can (io_uring), else on the I/O pool.
-  std::vector<std::pair<size_t, size_t>> unbatched;
-  {
-    FileSystem* fs = table_->context().fs.get();
-    AsyncReadBatch batch(fs, io);
-    for (const auto& group : groups) {
-      if (!table_->context().blob_warmer->AddGroupReads(
-              &batch, fs, io, &blobs_[group.first],
-              group.second - group.first)) {
-        unbatched.push_back(group);
-      }
+  const auto spans = HybridTableReader::GroupIntoReadSpans(&w->medium);
+  for (const auto& group : groups) {
+    if (!table_->context().blob_warmer->AddGroupReads(
+            &w->batch, io, &w->blobs[group.first],
+            group.second - group.first)) {
+      w->unbatched.push_back(group);
     }
-    table_->AddMediumReads(&batch, io, medium_, spans);
-  }  // waits for the batch; only then may this thread read through RocksDB
+  }
+  table_->AddMediumReads(&w->batch, io, w->medium, spans);
+  w->batch.Start();  // in flight until joined, where that is safe
+  pending_ = std::move(w);
+  next_step_at_ = pending_->begin;
+}
+
+void ScanPrefetcher::JoinPending(bool use) {
+  if (pending_ == nullptr) {
+    return;
+  }
+  std::unique_ptr<Window> w = std::move(pending_);
+  w->batch.Wait();
+  if (!use) {
+    return;
+  }
+  next_step_at_ = w->end;
   if (scan_async_io_) {
     // The scan's own iterators may have asynchronous reads in flight on
     // this thread, which WarmGroup's MultiRead must not meet (RocksDB 9.x).
     // Those blobs are not prefetched; DBIter reads them.
     return;
   }
-  RunReadsInParallel(unbatched.size(), [&](size_t i) {
+  RunReadsInParallel(w->unbatched.size(), [&](size_t i) {
     table_->context().blob_warmer->WarmGroup(
-        read_options_, &blobs_[unbatched[i].first],
-        unbatched[i].second - unbatched[i].first);
+        read_options_, &w->blobs[w->unbatched[i].first],
+        w->unbatched[i].second - w->unbatched[i].first);
   });
 }
 
-void ScanPrefetcher::Collect() {
+void ScanPrefetcher::Collect(Window* w) {
   const SequenceNumber visible =
       read_options_.snapshot != nullptr
           ? read_options_.snapshot->GetSequenceNumber()
           : kMaxSequenceNumber;
   const bool want_medium = table_->context().block_cache != nullptr;
-  blobs_.clear();
-  medium_.clear();
   size_t n = 0;
   for (; n < window_ && lookahead_->Valid(); n++, lookahead_->Next()) {
     ParsedInternalKey parsed;
@@ -158,19 +214,21 @@ void ScanPrefetcher::Collect() {
     BlobIndex index;
     if (MayBeMediumPointer(value)) {
       if (want_medium && PeekMediumPointer(value, &pointer)) {
-        medium_.push_back(pointer);
+        w->medium.push_back(pointer);
       }
     } else if (table_->context().blob_warmer != nullptr &&
                index.DecodeFrom(value).ok() && !index.IsInlined() &&
                index.file_number() != 0) {
       // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
-      blobs_.push_back({parsed.user_key.ToString(), index.file_number(),
-                        index.offset(), index.size(), index.compression()});
+      w->blobs.push_back({parsed.user_key.ToString(), index.file_number(),
+                          index.offset(), index.size(), index.compression()});
     }
   }
-  warmed_end_ += n;
+  w->begin = collected_end_;
+  w->end = collected_end_ + n;
+  collected_end_ = w->end;
   if (n < window_) {
-    active_ = false;  // the table or the range ended
+    exhausted_ = true;  // the table or the range ended
   }
   window_ = std::min(window_ * 2, max_window_);
 }

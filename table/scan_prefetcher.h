@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/async_read_batch.h"
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium_readahead.h"
@@ -27,7 +28,7 @@ namespace hybridkv {
 // synchronous read when the scan reaches it.
 //
 // Demand-driven: a window is read when the scan wants a separated value past
-// the part already warmed, so a table the merged scan takes no such value from
+// the part already read, so a table the merged scan takes no such value from
 // costs nothing. A second iterator over the same table then runs ahead from
 // that entry. After a seek the window starts at the number of entries recent
 // scans took from this table (ScanLengthHint), at least kMinWindow, and
@@ -38,12 +39,20 @@ namespace hybridkv {
 // run of a medium file, which is in key order); its blobs one request each
 // (BlobCacheWarmer::AddGroupReads), or by file with RocksDB's MultiRead.
 //
-// A window's reads are one AsyncReadBatch from the scan's thread where the
-// file system reads asynchronously (io_uring), else tasks of the scan's thread
-// and a small I/O pool (RunReadsInParallel); either way they are done when a
-// call returns. Prefetching only fills a cache: results
-// never depend on it, and its errors are dropped (DBIter's own read reports
-// them).
+// At a seek, a table whose recent scans took at least kEagerMinEntries
+// entries from it submits its first window at once and waits for it only
+// when the scan first wants one of its values: meanwhile the scan seeks the
+// other tables of its levels, whose block reads overlap it. Any other window
+// is read when wanted, and waited for at once. A window still in flight when
+// the scan leaves it (at a seek, a backward move or its end) is waited for
+// before its buffers go.
+//
+// A window's reads are one AsyncReadBatch. Where it can stay in flight between
+// calls (ReadFileSystemFor: RocksDB's POSIX file system, with io_uring) it is
+// submitted when collected; otherwise when it is waited for, with blocking
+// reads on a small I/O pool where the file system has no asynchronous reads.
+// Prefetching only fills a cache: results never depend on it, and its errors
+// are dropped (DBIter's own read reports them).
 class HybridTableReader;
 
 // How many entries recent scans took from one table: the first window of the
@@ -59,9 +68,11 @@ class HybridTableReader;
 // Scans of the table share it without a lock: a lost update only blurs it.
 class ScanLengthHint {
  public:
+  size_t Entries() const {
+    return sixteenths_.load(std::memory_order_relaxed) / 16;
+  }
   size_t FirstWindow(size_t min, size_t cap) const {
-    const size_t entries = sixteenths_.load(std::memory_order_relaxed) / 16;
-    return std::min(cap, std::max(min, entries));
+    return std::min(cap, std::max(min, Entries()));
   }
   void Record(size_t entries) {
     const uint32_t old = sixteenths_.load(std::memory_order_relaxed);
@@ -78,6 +89,10 @@ class ScanLengthHint {
 class ScanPrefetcher {
  public:
   static constexpr size_t kMinWindow = 2;
+  // Measured (bench/results/issue12-overlap): starting windows at the seek
+  // for tables whose scans took 2 or 4 entries read more values the scans
+  // never yield and gained nothing; from 8, 8% more scans per second.
+  static constexpr size_t kEagerMinEntries = 8;
 
   // For a scan of `table` with these arguments of its NewIterator. BlobDB's
   // values are warmed when the table has a blob warmer (a blob cache), medium
@@ -96,14 +111,21 @@ class ScanPrefetcher {
   // The scan wants the separated value of the entry at `internal_key`, where
   // it now stands.
   void WantValue(const Slice& internal_key) {
-    if (active_ && consumed_ >= warmed_end_) Warm(internal_key);
+    if (active_ && consumed_ >= next_step_at_) Step(internal_key);
   }
 
  private:
-  // Reads the values of the window starting at the scan's entry.
-  void Warm(const Slice& internal_key);
-  // Collects the window's separated values into blobs_ and medium_.
-  void Collect();
+  struct Window;
+
+  void OpenLookahead();
+  // Waits for the window the scan has reached, or reads one from its entry.
+  void Step(const Slice& internal_key);
+  // Collects the window at the lookahead and starts its reads: pending_.
+  void StartWindow();
+  // Waits for pending_; with `use`, the scan goes on into it.
+  void JoinPending(bool use);
+  // Collects the window's separated values into `w`.
+  void Collect(Window* w);
   bool BeyondEnd(const Slice& user_key) const;
 
   HybridTableReader* const table_;
@@ -115,18 +137,19 @@ class ScanPrefetcher {
   const size_t max_window_;
   std::unique_ptr<InternalIterator> lookahead_;
 
-  bool active_ = false;
+  bool active_ = false;     // between a seek and a backward move or the end
+  bool exhausted_ = false;  // the lookahead reached the end of the range
   size_t window_ = 0;
   // Entries since the seek: the scan stands at `consumed_`; the lookahead,
-  // when `in_step_`, stands at `warmed_end_`, the first entry not warmed.
+  // when `in_step_`, stands at `collected_end_`, the first entry of no
+  // window; pending_ may be in flight.
   size_t consumed_ = 0;
-  size_t warmed_end_ = 0;
+  size_t collected_end_ = 0;
+  size_t next_step_at_ = 0;  // where the scan next calls Step
   bool in_step_ = false;
   std::string prefix_;  // prefix_same_as_start: the seek key's prefix
   bool has_prefix_ = false;
-  // One window's values, reused.
-  std::vector<BlobCacheWarmer::Blob> blobs_;
-  std::vector<MediumPointer> medium_;
+  std::unique_ptr<Window> pending_;
 };
 
 }  // namespace hybridkv

@@ -37,7 +37,9 @@ class AsyncReadBatchTest
   bool async() const { return std::get<0>(GetParam()); }
   bool direct() const { return std::get<1>(GetParam()); }
   FileSystem* fs() {
-    return async() ? FileSystem::Default().get() : &no_async_;
+    // RocksDB's default file system reads through HybridKV's own instance.
+    return async() ? ReadFileSystemFor(FileSystem::Default()).get()
+                   : &no_async_;
   }
   void SetUp() override {
     EXPECT_FALSE(AsyncReadBatch::Supported(&no_async_));
