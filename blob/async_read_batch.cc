@@ -18,28 +18,34 @@ constexpr size_t kMaxInFlight = 64;
 
 }  // namespace
 
-std::shared_ptr<FileSystem> ReadFileSystemFor(
-    const std::shared_ptr<FileSystem>& fs) {
-  if (fs.get() != FileSystem::Default().get()) {
-    return fs;
-  }
+namespace {
+
+bool IsDefault(const FileSystem* fs) {
+  static const FileSystem* const default_fs = FileSystem::Default().get();
+  return fs == default_fs;
+}
+
+// HybridKV's own instance of RocksDB's POSIX file system; null where the
+// object registry cannot create one (then reads stay synchronous).
+const std::shared_ptr<FileSystem>& OwnPosixFileSystem() {
   // Never destroyed: readers opened through it may outlive static destructors.
-  static auto* own = [] {
+  static const auto* own = [] {
     std::shared_ptr<FileSystem> created;
-    ConfigOptions config;
-    config.ignore_unsupported_options = false;
-    if (!FileSystem::CreateFromString(config, "posix://", &created).ok() ||
-        created == nullptr) {
-      created = FileSystem::Default();  // then reads stay synchronous
+    if (!FileSystem::CreateFromString(ConfigOptions(), "posix://", &created)
+             .ok()) {
+      created.reset();
     }
     return new std::shared_ptr<FileSystem>(std::move(created));
   }();
   return *own;
 }
 
-static bool OwnsItsIoUring(const FileSystem* fs) {
-  return fs != FileSystem::Default().get() &&
-         fs == ReadFileSystemFor(FileSystem::Default()).get();
+}  // namespace
+
+std::shared_ptr<FileSystem> ReadFileSystemFor(
+    const std::shared_ptr<FileSystem>& fs) {
+  const std::shared_ptr<FileSystem>& own = OwnPosixFileSystem();
+  return own != nullptr && IsDefault(fs.get()) ? own : fs;
 }
 
 bool AsyncReadBatch::Supported(FileSystem* fs) {
@@ -47,11 +53,12 @@ bool AsyncReadBatch::Supported(FileSystem* fs) {
 }
 
 AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
-    : fs_(fs == FileSystem::Default().get()
-              ? ReadFileSystemFor(FileSystem::Default()).get()
+    : fs_(OwnPosixFileSystem() != nullptr && IsDefault(fs)
+              ? OwnPosixFileSystem().get()
               : fs),
       io_(io),
-      async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs_)) {}
+      async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs_)),
+      own_io_uring_(fs_ == OwnPosixFileSystem().get()) {}
 
 AsyncReadBatch::Request AsyncReadBatch::NewRequest(RandomAccessFileReader* file,
                                                    uint64_t offset, size_t n,
@@ -89,20 +96,20 @@ void AsyncReadBatch::Finish(Request& r, IOStatus s, const Slice& result) {
 void AsyncReadBatch::Add(RandomAccessFileReader* file,
                          const FileSystem* file_system, uint64_t offset,
                          size_t n, Done done) {
-  queued_.push_back(NewRequest(file, offset, n, std::move(done)));
-  queued_.back().file_system = file_system;
+  // Poll can wait only for requests its own file system submitted.
+  (async_ && file_system == fs_ ? queued_ : blocking_)
+      .push_back(NewRequest(file, offset, n, std::move(done)));
 }
 
 void AsyncReadBatch::Start() {
-  if (OwnsItsIoUring(fs_)) {
+  if (own_io_uring_) {
     Submit();
   }
 }
 
 void AsyncReadBatch::Submit() {
   for (Request& r : queued_) {
-    // Poll can wait only for requests its own file system submitted.
-    if (!async_ || r.file_system != fs_) {
+    if (!async_) {  // the file system refused an earlier request
       blocking_.push_back(std::move(r));
       continue;
     }
@@ -174,7 +181,7 @@ void AsyncReadBatch::WaitForSubmitted() {
     Finish(r, polled.ok() || r.handle == nullptr ? r.read.status : polled,
            r.read.result);
     if (!buffers_free) {
-      r.buffer.Release().release();  // given up, as in Add
+      r.buffer.Release().release();  // given up, as in SubmitLast
     } else if (r.handle != nullptr && r.delete_handle) {
       r.delete_handle(r.handle);
     }

@@ -88,7 +88,6 @@ class AsyncReadBatch {
  private:
   struct Request {
     RandomAccessFileReader* file = nullptr;
-    const FileSystem* file_system = nullptr;
     AlignedBuffer buffer;
     FSReadRequest read;  // the aligned read, into buffer
     size_t skip = 0;     // bytes read before the range asked for
@@ -102,7 +101,7 @@ class AsyncReadBatch {
                             size_t n, Done done);
   // Runs r.done with the bytes asked for, or the error.
   static void Finish(Request& r, IOStatus s, const Slice& result);
-  // Submits the queued requests, or moves them to blocking_.
+  // Submits queued_, or moves them to blocking_ once async_ is false.
   void Submit();
   // Submits the last of submitted_, or moves it to blocking_.
   void SubmitLast();
@@ -112,7 +111,9 @@ class AsyncReadBatch {
   FileSystem* const fs_;
   const IOOptions io_;
   bool async_;  // false once the file system refused a request
-  std::deque<Request> queued_;
+  // fs_ is ReadFileSystemFor's own instance: requests may stay in flight.
+  const bool own_io_uring_;
+  std::deque<Request> queued_;     // to submit
   std::deque<Request> submitted_;  // stable addresses: callbacks hold them
   std::deque<Request> blocking_;
 };

@@ -38,18 +38,6 @@ ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
       skip_filters_(skip_filters),
       max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {}
 
-// One window: its separated values, and the reads of those not cached.
-struct ScanPrefetcher::Window {
-  Window(FileSystem* fs, const IOOptions& io) : batch(fs, io) {}
-  size_t begin = 0;  // the entries of the window, counted from the seek
-  size_t end = 0;
-  std::vector<BlobCacheWarmer::Blob> blobs;
-  std::vector<MediumPointer> medium;
-  // Blob groups AddGroupReads refused: read by WarmGroup when joined.
-  std::vector<std::pair<size_t, size_t>> unbatched;
-  AsyncReadBatch batch;  // last: destroyed, so waited for, first
-};
-
 ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 
 void ScanPrefetcher::Stop() {
@@ -114,8 +102,8 @@ bool ScanPrefetcher::BeyondEnd(const Slice& user_key) const {
 }
 
 void ScanPrefetcher::Step(const Slice& internal_key) {
-  if (pending_ != nullptr && consumed_ >= pending_->begin &&
-      consumed_ < pending_->end) {
+  Window& w = window_state_;
+  if (w.batch.has_value() && consumed_ >= w.begin && consumed_ < w.end) {
     JoinPending(/*use=*/true);  // the scan reached the window read at seek
     return;
   }
@@ -144,10 +132,10 @@ void ScanPrefetcher::StartWindow() {
     exhausted_ = true;  // past the deadline: each value's own read says so
     return;
   }
-  auto w = std::make_unique<Window>(table_->context().fs.get(), io);
-  Collect(w.get());
+  Window& w = window_state_;
+  Collect();
   const auto groups = SortAndGroup(
-      &w->blobs,
+      &w.blobs,
       [](const BlobCacheWarmer::Blob& b) {
         return std::make_pair(b.file_number, b.offset);
       },
@@ -156,44 +144,47 @@ void ScanPrefetcher::StartWindow() {
         return b.file_number == prev.file_number &&
                group_size < BlobCacheWarmer::kMaxGroup;
       });
-  const auto spans = HybridTableReader::GroupIntoReadSpans(&w->medium);
+  const auto spans = HybridTableReader::GroupIntoReadSpans(&w.medium);
+  w.unbatched.clear();
+  w.batch.emplace(table_->context().fs.get(), io);
   for (const auto& group : groups) {
     if (!table_->context().blob_warmer->AddGroupReads(
-            &w->batch, io, &w->blobs[group.first],
-            group.second - group.first)) {
-      w->unbatched.push_back(group);
+            &*w.batch, io, &w.blobs[group.first], group.second - group.first)) {
+      w.unbatched.push_back(group);
     }
   }
-  table_->AddMediumReads(&w->batch, io, w->medium, spans);
-  w->batch.Start();  // in flight until joined, where that is safe
-  pending_ = std::move(w);
-  next_step_at_ = pending_->begin;
+  table_->AddMediumReads(&*w.batch, io, w.medium, spans);
+  w.batch->Start();  // in flight until joined, where that is safe
+  next_step_at_ = w.begin;
 }
 
 void ScanPrefetcher::JoinPending(bool use) {
-  if (pending_ == nullptr) {
+  Window& w = window_state_;
+  if (!w.batch.has_value()) {
     return;
   }
-  std::unique_ptr<Window> w = std::move(pending_);
-  w->batch.Wait();
+  w.batch.reset();  // waits for the reads
   if (!use) {
     return;
   }
-  next_step_at_ = w->end;
+  next_step_at_ = w.end;
   if (scan_async_io_) {
     // The scan's own iterators may have asynchronous reads in flight on
     // this thread, which WarmGroup's MultiRead must not meet (RocksDB 9.x).
     // Those blobs are not prefetched; DBIter reads them.
     return;
   }
-  RunReadsInParallel(w->unbatched.size(), [&](size_t i) {
+  RunReadsInParallel(w.unbatched.size(), [&](size_t i) {
     table_->context().blob_warmer->WarmGroup(
-        read_options_, &w->blobs[w->unbatched[i].first],
-        w->unbatched[i].second - w->unbatched[i].first);
+        read_options_, &w.blobs[w.unbatched[i].first],
+        w.unbatched[i].second - w.unbatched[i].first);
   });
 }
 
-void ScanPrefetcher::Collect(Window* w) {
+void ScanPrefetcher::Collect() {
+  Window& w = window_state_;
+  w.blobs.clear();
+  w.medium.clear();
   const SequenceNumber visible =
       read_options_.snapshot != nullptr
           ? read_options_.snapshot->GetSequenceNumber()
@@ -214,19 +205,19 @@ void ScanPrefetcher::Collect(Window* w) {
     BlobIndex index;
     if (MayBeMediumPointer(value)) {
       if (want_medium && PeekMediumPointer(value, &pointer)) {
-        w->medium.push_back(pointer);
+        w.medium.push_back(pointer);
       }
     } else if (table_->context().blob_warmer != nullptr &&
                index.DecodeFrom(value).ok() && !index.IsInlined() &&
                index.file_number() != 0) {
       // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
-      w->blobs.push_back({parsed.user_key.ToString(), index.file_number(),
-                          index.offset(), index.size(), index.compression()});
+      w.blobs.push_back({parsed.user_key.ToString(), index.file_number(),
+                         index.offset(), index.size(), index.compression()});
     }
   }
-  w->begin = collected_end_;
-  w->end = collected_end_ + n;
-  collected_end_ = w->end;
+  w.begin = collected_end_;
+  w.end = collected_end_ + n;
+  collected_end_ = w.end;
   if (n < window_) {
     exhausted_ = true;  // the table or the range ended
   }

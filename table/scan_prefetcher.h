@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,17 +116,29 @@ class ScanPrefetcher {
   }
 
  private:
-  struct Window;
+  // One window: its separated values, and the reads of those not cached.
+  // The vectors are reused from window to window.
+  struct Window {
+    size_t begin = 0;  // the entries of the window, counted from the seek
+    size_t end = 0;
+    std::vector<BlobCacheWarmer::Blob> blobs;
+    std::vector<MediumPointer> medium;
+    // Blob groups AddGroupReads refused: read by WarmGroup when joined.
+    std::vector<std::pair<size_t, size_t>> unbatched;
+    std::optional<AsyncReadBatch> batch;  // engaged while the reads are pending
+  };
 
   void OpenLookahead();
   // Waits for the window the scan has reached, or reads one from its entry.
   void Step(const Slice& internal_key);
-  // Collects the window at the lookahead and starts its reads: pending_.
+  // Collects the window at the lookahead into window_state_ and starts its
+  // reads.
   void StartWindow();
-  // Waits for pending_; with `use`, the scan goes on into it.
+  // Waits for window_state_'s pending reads; with `use`, the scan goes on
+  // into it.
   void JoinPending(bool use);
-  // Collects the window's separated values into `w`.
-  void Collect(Window* w);
+  // Collects the window's separated values into window_state_.
+  void Collect();
   bool BeyondEnd(const Slice& user_key) const;
 
   HybridTableReader* const table_;
@@ -142,14 +155,14 @@ class ScanPrefetcher {
   size_t window_ = 0;
   // Entries since the seek: the scan stands at `consumed_`; the lookahead,
   // when `in_step_`, stands at `collected_end_`, the first entry of no
-  // window; pending_ may be in flight.
+  // window.
   size_t consumed_ = 0;
   size_t collected_end_ = 0;
   size_t next_step_at_ = 0;  // where the scan next calls Step
   bool in_step_ = false;
   std::string prefix_;  // prefix_same_as_start: the seek key's prefix
   bool has_prefix_ = false;
-  std::unique_ptr<Window> pending_;
+  Window window_state_;  // the last window collected (one at a time)
 };
 
 }  // namespace hybridkv
