@@ -54,7 +54,8 @@ bool MediumBlockCache::Lookup(uint64_t offset, size_t n, std::string* scratch,
     if (h == nullptr) {
       return false;
     }
-    const auto* cached = static_cast<const CachedMediumBlock*>(cache_->Value(h));
+    const auto* cached =
+        static_cast<const CachedMediumBlock*>(cache_->Value(h));
     const uint64_t block_begin = block * kBlockSize;
     const uint64_t from = std::max(offset, block_begin);
     const uint64_t to = std::min(end, block_begin + kBlockSize);
@@ -72,14 +73,12 @@ bool MediumBlockCache::Lookup(uint64_t offset, size_t n, std::string* scratch,
   return true;
 }
 
-void MediumBlockCache::BlockSpan(const MediumFileReader& file,
-                                 uint64_t offset, size_t n, uint64_t* begin,
-                                 uint64_t* end) {
+void MediumBlockCache::BlockSpan(const MediumFileReader& file, uint64_t offset,
+                                 size_t n, uint64_t* begin, uint64_t* end) {
   *begin = offset / kBlockSize * kBlockSize;
   *end = std::max(offset + n,
-                  std::min(file.data_end(),
-                           (offset + n + kBlockSize - 1) / kBlockSize *
-                               kBlockSize));
+                  std::min(file.data_end(), (offset + n + kBlockSize - 1) /
+                                                kBlockSize * kBlockSize));
 }
 
 void MediumBlockCache::Insert(uint64_t begin, const Slice& bytes) const {
@@ -89,8 +88,7 @@ void MediumBlockCache::Insert(uint64_t begin, const Slice& bytes) const {
     const size_t size =
         static_cast<size_t>(std::min(kBlockSize, end - block_begin));
     auto* entry = new CachedMediumBlock{
-        file_number_,
-        std::string(bytes.data() + (block_begin - begin), size)};
+        file_number_, std::string(bytes.data() + (block_begin - begin), size)};
     if (!cache_
              ->Insert(BlockKey(block_begin / kBlockSize), entry,
                       &kCachedMediumBlockHelper,
@@ -103,9 +101,8 @@ void MediumBlockCache::Insert(uint64_t begin, const Slice& bytes) const {
 
 IOStatus MediumBlockCache::Read(const IOOptions& io,
                                 const MediumFileReader& file, uint64_t offset,
-                                size_t n, bool fill_cache,
-                                std::string* scratch, Slice* bytes,
-                                uint64_t* bytes_read) const {
+                                size_t n, bool fill_cache, std::string* scratch,
+                                Slice* bytes, uint64_t* bytes_read) const {
   if (cache_ == nullptr || !fill_cache) {
     *bytes_read = n;
     return file.ReadRange(io, offset, n, scratch, bytes);
@@ -124,10 +121,10 @@ IOStatus MediumBlockCache::Read(const IOOptions& io,
   return IOStatus::OK();
 }
 
-void MediumBlockCache::ReadAsync(
-    AsyncReadBatch* batch, const std::shared_ptr<MediumFileReader>& file,
-    uint64_t offset, size_t n,
-    std::atomic<uint64_t>* bytes_read) const {
+void MediumBlockCache::ReadAsync(AsyncReadBatch* batch,
+                                 const std::shared_ptr<MediumFileReader>& file,
+                                 uint64_t offset, size_t n,
+                                 std::atomic<uint64_t>* bytes_read) const {
   if (cache_ == nullptr) {
     return;
   }
@@ -144,6 +141,29 @@ void MediumBlockCache::ReadAsync(
           *bytes_read += span.size();
         }
       });
+}
+
+void MediumBlockFiller::Append(const Slice& bytes, bool last) {
+  Slice rest = bytes;
+  if (!pending_.empty()) {
+    const size_t fill = std::min(
+        rest.size(),
+        static_cast<size_t>(MediumBlockCache::kBlockSize) - pending_.size());
+    pending_.append(rest.data(), fill);
+    rest.remove_prefix(fill);
+    if (pending_.size() < MediumBlockCache::kBlockSize && !last) return;
+    blocks_.Insert(begin_, pending_);
+    begin_ += pending_.size();
+    pending_.clear();
+  }
+  const size_t whole = last ? rest.size()
+                            : rest.size() / MediumBlockCache::kBlockSize *
+                                  MediumBlockCache::kBlockSize;
+  if (whole > 0) {
+    blocks_.Insert(begin_, Slice(rest.data(), whole));
+    begin_ += whole;
+  }
+  pending_.assign(rest.data() + whole, rest.size() - whole);
 }
 
 }  // namespace hybridkv

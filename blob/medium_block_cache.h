@@ -54,29 +54,45 @@ class MediumBlockCache {
   // `*scratch`). `*bytes_read` is the number of bytes the request read.
   IOStatus Read(const IOOptions& io, const MediumFileReader& file,
                 uint64_t offset, size_t n, bool fill_cache,
-                std::string* scratch, Slice* bytes,
-                uint64_t* bytes_read) const;
+                std::string* scratch, Slice* bytes, uint64_t* bytes_read) const;
 
   // The same read as Read's with `fill_cache`, added to `batch`: caches the
   // blocks when it completes, and adds the bytes it read to `*bytes_read`
   // (which must outlive the batch's Wait). Errors are dropped: warming only.
   void ReadAsync(AsyncReadBatch* batch,
-                 const std::shared_ptr<MediumFileReader>& file,
-                 uint64_t offset, size_t n,
-                 std::atomic<uint64_t>* bytes_read) const;
+                 const std::shared_ptr<MediumFileReader>& file, uint64_t offset,
+                 size_t n, std::atomic<uint64_t>* bytes_read) const;
+
+  // Caches `bytes`, the blocks from `begin` on (`begin` is block-aligned).
+  void Insert(uint64_t begin, const Slice& bytes) const;
 
  private:
   std::string BlockKey(uint64_t block_index) const;
   // The whole blocks that cover [offset, offset + n) of `file`, never past
   // its data region (the footer follows it).
-  static void BlockSpan(const MediumFileReader& file, uint64_t offset,
-                        size_t n, uint64_t* begin, uint64_t* end);
-  // Caches `bytes`, the blocks from `begin` on.
-  void Insert(uint64_t begin, const Slice& bytes) const;
+  static void BlockSpan(const MediumFileReader& file, uint64_t offset, size_t n,
+                        uint64_t* begin, uint64_t* end);
 
   Cache* const cache_;
   const uint64_t file_key_;
   const uint64_t file_number_;
+};
+
+// Caches a medium file's blocks as it is written (MediumFileWriter's data
+// sink), so that reads soon after its flush find them: the blocks hold the
+// newest values, which a skewed workload reads most, and they stay valid until
+// the file is deleted, through every compaction that copies its pointers.
+class MediumBlockFiller {
+ public:
+  explicit MediumBlockFiller(const MediumBlockCache& blocks)
+      : blocks_(blocks) {}
+  // The file's next bytes; at `last`, its final, partial block too.
+  void Append(const Slice& bytes, bool last);
+
+ private:
+  const MediumBlockCache blocks_;
+  uint64_t begin_ = 0;   // the file offset of pending_
+  std::string pending_;  // the start of a block not yet complete
 };
 
 }  // namespace hybridkv

@@ -144,7 +144,9 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   offset_ += size;
   num_records_++;
   value_bytes_ += value.size();
-  return buffer_.size() >= kAppendSize ? FlushBuffer() : IOStatus::OK();
+  if (buffer_.size() < kAppendSize) return IOStatus::OK();
+  if (sink_) sink_(buffer_, /*last=*/false);
+  return FlushBuffer();
 }
 
 IOStatus MediumFileWriter::FlushBuffer() {
@@ -160,6 +162,7 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   char footer[MediumFileFooter::kEncodedLength];
   f.EncodeTo(footer);
   const IOOptions& io = io_;
+  if (sink_) sink_(buffer_, /*last=*/true);
   buffer_.append(footer, sizeof(footer));
   IOStatus s = FlushBuffer();
   if (s.ok()) s = file_->Sync(io, sync.use_fsync);
