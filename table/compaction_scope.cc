@@ -39,8 +39,7 @@ std::shared_ptr<CompactionScope> CompactionScope::Enter(
   return scope;
 }
 
-void CompactionScope::NoteVerified(const Slice& user_key,
-                                   const Slice& pointer,
+void CompactionScope::NoteVerified(const Slice& user_key, const Slice& pointer,
                                    const MediumPointer& decoded) {
   if (pointer.size() < 2) return;
   Verified& v = verified_[SlotOf(pointer)];

@@ -194,7 +194,9 @@ TEST_P(MediumFileDamageTest, AffectedKeysFailNamingTheFileOthersRead) {
       std::string got;
       Status s = db->Get(ReadOptions(), keys[j], &got);
       EXPECT_EQ(statuses[j].code(), s.code()) << keys[j];
-      if (s.ok()) EXPECT_EQ(values[j].ToString(), model[keys[j]]);
+      if (s.ok()) {
+        EXPECT_EQ(values[j].ToString(), model[keys[j]]);
+      }
     }
   }
   // A scan returns correct entries up to the first affected key, then stops
@@ -357,7 +359,9 @@ TEST_P(PointerInSstTest, DamagedPointerIsNeverWrongData) {
   for (const auto& [k, v] : model) {
     std::string got;
     Status g = db->Get(ReadOptions(), k, &got);
-    if (g.ok()) ASSERT_EQ(got, v) << k;
+    if (g.ok()) {
+      ASSERT_EQ(got, v) << k;
+    }
   }
 }
 

@@ -177,7 +177,9 @@ TEST(FaultInjectionTest, PowerLossKeepsEverySyncedWriteAndAPrefix) {
     }
     // Sometimes a flush of the unsynced tail right before the loss: its SST
     // and medium file are synced, the WAL is not.
-    if (rng() % 2 == 0) ASSERT_OK(db->Flush(FlushOptions()));
+    if (rng() % 2 == 0) {
+      ASSERT_OK(db->Flush(FlushOptions()));
+    }
     // Power loss.
     fault_fs->SetFilesystemActive(false);
     db->Close().PermitUncheckedError();

@@ -425,8 +425,8 @@ TEST_P(MediumSpaceCrashTest, CrashAtPunchLosesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(BeforeAndAfter, MediumSpaceCrashTest,
                          testing::Values("before", "after"),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           return info.param + "Punch";
+                         [](const testing::TestParamInfo<std::string>& when) {
+                           return when.param + "Punch";
                          });
 
 }  // namespace

@@ -564,7 +564,9 @@ TEST(LifecycleTest, UserFilterAndMergeOperatorMatchStock) {
     options.create_if_missing = true;
     options.compaction_filter = &filter;
     options.merge_operator = std::make_shared<Append>();
-    if (hybrid) ASSERT_OK(ConfigureOptions(&options));
+    if (hybrid) {
+      ASSERT_OK(ConfigureOptions(&options));
+    }
     auto db = Open(options, dir.path());
     std::mt19937 rng(11);
     for (int round = 0; round < 6; ++round) {

@@ -252,8 +252,8 @@ TEST_P(MediumReadaheadTest, ManyFilesUnderATightBudget) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RunHints, MediumReadaheadTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Hinted" : "Unhinted";
+                         [](const testing::TestParamInfo<bool>& hinted) {
+                           return hinted.param ? "Hinted" : "Unhinted";
                          });
 
 TEST_F(MediumFileTest, WriteReadVerify) {

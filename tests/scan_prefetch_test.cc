@@ -59,7 +59,9 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
     db_.reset(raw);
     for (int i = 0; i < kKeys; i++) {
       ASSERT_OK(db_->Put(WriteOptions(), Key(i), Value(i)));
-      if (i == kKeys / 2) ASSERT_OK(db_->Flush(FlushOptions()));
+      if (i == kKeys / 2) {
+        ASSERT_OK(db_->Flush(FlushOptions()));
+      }
     }
     ASSERT_OK(db_->Flush(FlushOptions()));
     Reopen(prefetch);
