@@ -88,6 +88,18 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
     return n;
   }
 
+  // Ten scans of 100 entries from Key(0), all in the first flush's table:
+  // its ScanLengthHint then says recent scans took many entries from it.
+  void ScanTheFirstTableFar() {
+    for (int round = 0; round < 10; round++) {
+      std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+      int n = 0;
+      for (it->Seek(Key(0)); it->Valid() && n < 100; it->Next(), n++) {
+        ASSERT_EQ(it->value().ToString(), Value(n));
+      }
+    }
+  }
+
   uint64_t Ticker(Tickers t) { return options_.statistics->getTickerCount(t); }
 
   test::ScratchDir dir_{"scan-prefetch"};
@@ -133,13 +145,7 @@ TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
 // read, it starts at the minimum.
 TEST_P(ScanPrefetchTest, LongScansWidenATablesFirstWindow) {
   Load(GetParam());
-  for (int round = 0; round < 10; round++) {
-    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
-    int n = 0;
-    for (it->Seek(Key(0)); it->Valid() && n < 100; it->Next(), n++) {
-      ASSERT_EQ(it->value().ToString(), Value(n));
-    }
-  }
+  ScanTheFirstTableFar();
   // One entry each, where nothing is cached yet: Key(120) in the first
   // table, Key(270) in the second. Both values are large.
   auto blobs_read_by_one_entry_scan = [&](int i) {
@@ -166,13 +172,7 @@ TEST_P(ScanPrefetchTest, LongScansWidenATablesFirstWindow) {
 // submit). It must get only its own reads, and the scan must go on intact.
 TEST_P(ScanPrefetchTest, MultiGetWhileAScansReadsAreInFlight) {
   Load(GetParam());
-  for (int round = 0; round < 10; round++) {
-    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
-    int n = 0;
-    for (it->Seek(Key(0)); it->Valid() && n < 100; it->Next(), n++) {
-      ASSERT_EQ(it->value().ToString(), Value(n));
-    }
-  }
+  ScanTheFirstTableFar();
   std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
   // Key(122) is small (inline): DBIter yields it without asking for a
   // separated value, so nothing waits for the window's reads.
