@@ -251,12 +251,13 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
       return;
     }
     if (prepopulate_cache_ != nullptr) {
-      auto filler = std::make_shared<MediumBlockFiller>(MediumBlockCache(
-          prepopulate_cache_.get(),
-          MediumBlockCache::FileKey(db_id_, dir_, file_number_), file_number_));
-      medium_->SetDataSink([filler](const Slice& bytes, bool last) {
-        filler->Append(bytes, last);
-      });
+      medium_->SetDataSink(
+          [filler = MediumBlockFiller(MediumBlockCache(
+               prepopulate_cache_.get(),
+               MediumBlockCache::FileKey(db_id_, dir_, file_number_),
+               file_number_))](const Slice& bytes, bool last) mutable {
+            filler.Append(bytes, last);
+          });
     }
   }
   MediumPointer pointer;
