@@ -143,28 +143,5 @@ void MediumBlockCache::ReadAsync(AsyncReadBatch* batch,
       });
 }
 
-void MediumBlockFiller::Append(const Slice& bytes, bool last) {
-  Slice rest = bytes;
-  if (!pending_.empty()) {
-    const size_t fill = std::min(
-        rest.size(),
-        static_cast<size_t>(MediumBlockCache::kBlockSize) - pending_.size());
-    pending_.append(rest.data(), fill);
-    rest.remove_prefix(fill);
-    if (pending_.size() < MediumBlockCache::kBlockSize && !last) return;
-    blocks_.Insert(begin_, pending_);
-    begin_ += pending_.size();
-    pending_.clear();
-  }
-  const size_t whole = last ? rest.size()
-                            : rest.size() / MediumBlockCache::kBlockSize *
-                                  MediumBlockCache::kBlockSize;
-  if (whole > 0) {
-    blocks_.Insert(begin_, Slice(rest.data(), whole));
-    begin_ += whole;
-  }
-  pending_.assign(rest.data() + whole, rest.size() - whole);
-}
-
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -63,36 +63,18 @@ class MediumBlockCache {
                  const std::shared_ptr<MediumFileReader>& file, uint64_t offset,
                  size_t n, std::atomic<uint64_t>* bytes_read) const;
 
-  // Caches `bytes`, the blocks from `begin` on (`begin` is block-aligned).
-  void Insert(uint64_t begin, const Slice& bytes) const;
-
  private:
   std::string BlockKey(uint64_t block_index) const;
   // The whole blocks that cover [offset, offset + n) of `file`, never past
   // its data region (the footer follows it).
   static void BlockSpan(const MediumFileReader& file, uint64_t offset, size_t n,
                         uint64_t* begin, uint64_t* end);
+  // Caches `bytes`, the blocks from `begin` on.
+  void Insert(uint64_t begin, const Slice& bytes) const;
 
   Cache* const cache_;
   const uint64_t file_key_;
   const uint64_t file_number_;
-};
-
-// Caches a medium file's blocks as it is written (MediumFileWriter's data
-// sink), so that reads soon after its flush find them: the blocks hold the
-// newest values, which a skewed workload reads most, and they stay valid until
-// the file is deleted, through every compaction that copies its pointers.
-class MediumBlockFiller {
- public:
-  explicit MediumBlockFiller(const MediumBlockCache& blocks)
-      : blocks_(blocks) {}
-  // The file's next bytes; at `last`, its final, partial block too.
-  void Append(const Slice& bytes, bool last);
-
- private:
-  const MediumBlockCache blocks_;
-  uint64_t begin_ = 0;   // the file offset of pending_
-  std::string pending_;  // the start of a block not yet complete
 };
 
 }  // namespace hybridkv

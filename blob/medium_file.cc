@@ -144,9 +144,7 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   offset_ += size;
   num_records_++;
   value_bytes_ += value.size();
-  if (buffer_.size() < kAppendSize) return IOStatus::OK();
-  if (sink_) sink_(buffer_, /*last=*/false);
-  return FlushBuffer();
+  return buffer_.size() >= kAppendSize ? FlushBuffer() : IOStatus::OK();
 }
 
 IOStatus MediumFileWriter::FlushBuffer() {
@@ -162,7 +160,6 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   char footer[MediumFileFooter::kEncodedLength];
   f.EncodeTo(footer);
   const IOOptions& io = io_;
-  if (sink_) sink_(buffer_, /*last=*/true);
   buffer_.append(footer, sizeof(footer));
   IOStatus s = FlushBuffer();
   if (s.ok()) s = file_->Sync(io, sync.use_fsync);

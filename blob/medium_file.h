@@ -40,7 +40,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -137,11 +136,6 @@ class MediumFileWriter {
   // Closes and deletes the file (a failed or empty build).
   void Abandon();
 
-  // Receives the file's bytes as they are written, in order from its start,
-  // footer excepted; `last` is set on the final call, from Finish.
-  using DataSink = std::function<void(const Slice& bytes, bool last)>;
-  void SetDataSink(DataSink sink) { sink_ = std::move(sink); }
-
   const std::string& path() const { return path_; }
   uint64_t num_records() const { return num_records_; }
   uint64_t value_bytes() const { return value_bytes_; }
@@ -165,7 +159,6 @@ class MediumFileWriter {
   uint64_t num_records_ = 0;
   uint64_t value_bytes_ = 0;
   bool finished_ = false;
-  DataSink sink_;
 };
 
 // The io_activity of the operation the calling RocksDB thread runs (flush,

@@ -8,7 +8,6 @@
 #include "logging/logging.h"
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/db_secret.h"
-#include "plugin/hybridkv/blob/medium_block_cache.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium_pointer.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
@@ -83,14 +82,6 @@ HybridTableBuilder::HybridTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
   const auto* block_based = inner_factory.GetOptions<BlockBasedTableOptions>();
   tail_margin_ = 2 * (block_based != nullptr ? block_based->block_size : 4096);
-  // The medium file a flush writes is cached as RocksDB caches the SST's
-  // blocks (MediumBlockFiller).
-  if (block_based != nullptr && tbo.reason == TableFileCreationReason::kFlush &&
-      block_based->prepopulate_block_cache ==
-          BlockBasedTableOptions::PrepopulateBlockCache::kFlushOnly) {
-    prepopulate_cache_ = block_based->block_cache;
-    db_id_ = tbo.db_id;
-  }
   max_tail_ = tbo.target_file_size > 0 ? tbo.target_file_size / 4
                                        : std::numeric_limits<uint64_t>::max();
 
@@ -249,15 +240,6 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
     if (!s.ok()) {
       status_ = medium_io_status_ = s;
       return;
-    }
-    if (prepopulate_cache_ != nullptr) {
-      medium_->SetDataSink(
-          [filler = MediumBlockFiller(MediumBlockCache(
-               prepopulate_cache_.get(),
-               MediumBlockCache::FileKey(db_id_, dir_, file_number_),
-               file_number_))](const Slice& bytes, bool last) mutable {
-            filler.Append(bytes, last);
-          });
     }
   }
   MediumPointer pointer;

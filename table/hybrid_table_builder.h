@@ -109,11 +109,7 @@ class HybridTableBuilder : public TableBuilder {
   // The medium file's write errors, which RocksDB's error handler classifies
   // (retryable, no space) through io_status(), as it does the SST's.
   IOStatus medium_io_status_;
-  IOOptions write_io_;  // the medium file's writes
-  // The block cache the medium file's blocks go to as they are written, with
-  // BlockBasedTableOptions::prepopulate_block_cache = kFlushOnly; else null.
-  std::shared_ptr<Cache> prepopulate_cache_;
-  std::string db_id_;    // names the file's blocks in it
+  IOOptions write_io_;   // the medium file's writes
   IOOptions merge_io_;   // merge-level reads of medium files
   bool closed_ = false;  // the inner builder was finished or abandoned
 

@@ -632,51 +632,6 @@ TEST(HybridPlacementTest, MediumReadsUseTheBlockCache) {
   EXPECT_GT(after_far.resolve_bytes_read, after_neighbour.resolve_bytes_read);
 }
 
-// With the inner table's prepopulate_block_cache = kFlushOnly, the medium file
-// a flush writes goes to the block cache as the SST's blocks do: reading it
-// back costs no I/O. Without it, the first read of a block reads the file.
-TEST(HybridPlacementTest, FlushPrepopulatesMediumBlocksWhenAsked) {
-  for (const bool prepopulate : {false, true}) {
-    SCOPED_TRACE(prepopulate);
-    test::ScratchDir dir("prepopulate");
-    Options options = MakeOptions();
-    BlockBasedTableOptions table;
-    table.block_cache = NewLRUCache(8 << 20);
-    if (prepopulate) {
-      table.prepopulate_block_cache =
-          BlockBasedTableOptions::PrepopulateBlockCache::kFlushOnly;
-    }
-    HybridOptions hybrid;
-    hybrid.table.merge_level = -2;
-    hybrid.table.inner.reset(NewBlockBasedTableFactory(table));
-    ASSERT_OK(ConfigureOptions(&options, hybrid));
-    options.disable_auto_compactions = true;
-    auto db = Open(options, dir.path());
-    // Sizes that end the data region mid-block: its last, partial block is
-    // cached too.
-    for (int k = 0; k < 100; ++k) {
-      ASSERT_OK(
-          db->Put(WriteOptions(), Key(k), std::string(300 + k, 'a' + k % 26)));
-    }
-    ASSERT_OK(db->Flush(FlushOptions()));
-    HybridStatistics before, after;
-    ASSERT_OK(GetStatistics(db.get(), &before));
-    for (int k = 0; k < 100; ++k) {
-      std::string v;
-      ASSERT_OK(db->Get(ReadOptions(), Key(k), &v));
-      ASSERT_EQ(v, std::string(300 + k, 'a' + k % 26));
-    }
-    ASSERT_OK(GetStatistics(db.get(), &after));
-    EXPECT_EQ(after.medium_values_resolved,
-              before.medium_values_resolved + 100);
-    if (prepopulate) {
-      EXPECT_EQ(after.resolve_bytes_read, before.resolve_bytes_read);
-    } else {
-      EXPECT_GT(after.resolve_bytes_read, before.resolve_bytes_read);
-    }
-  }
-}
-
 // Medium reads follow the caller's ReadOptions: a kBlockCacheTier read does no
 // I/O (Incomplete when the value is not cached), and fill_cache=false leaves
 // the cache alone.
