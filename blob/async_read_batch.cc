@@ -16,10 +16,6 @@ namespace {
 // its completion queue (512 entries) has room.
 constexpr size_t kMaxInFlight = 64;
 
-}  // namespace
-
-namespace {
-
 bool IsDefault(const FileSystem* fs) {
   static const FileSystem* const default_fs = FileSystem::Default().get();
   return fs == default_fs;
@@ -40,12 +36,17 @@ const std::shared_ptr<FileSystem>& OwnPosixFileSystem() {
   return *own;
 }
 
+// ReadFileSystemFor, on a plain pointer.
+FileSystem* ReadFileSystemOf(FileSystem* fs) {
+  const std::shared_ptr<FileSystem>& own = OwnPosixFileSystem();
+  return own != nullptr && IsDefault(fs) ? own.get() : fs;
+}
+
 }  // namespace
 
 std::shared_ptr<FileSystem> ReadFileSystemFor(
     const std::shared_ptr<FileSystem>& fs) {
-  const std::shared_ptr<FileSystem>& own = OwnPosixFileSystem();
-  return own != nullptr && IsDefault(fs.get()) ? own : fs;
+  return ReadFileSystemOf(fs.get()) == fs.get() ? fs : OwnPosixFileSystem();
 }
 
 bool AsyncReadBatch::Supported(FileSystem* fs) {
@@ -53,9 +54,7 @@ bool AsyncReadBatch::Supported(FileSystem* fs) {
 }
 
 AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
-    : fs_(OwnPosixFileSystem() != nullptr && IsDefault(fs)
-              ? OwnPosixFileSystem().get()
-              : fs),
+    : fs_(ReadFileSystemOf(fs)),
       io_(io),
       async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs_)),
       own_io_uring_(fs_ == OwnPosixFileSystem().get()) {}
