@@ -4,7 +4,8 @@
 // their readers (point reads, readahead, one open-file cache per DB), the
 // pointers SSTs hold in their place (medium_pointer.h) and the DB secret that
 // authenticates them, the per-DB state (db_state.h) with the medium-file
-// tracker and hole punching, and the blob cache warmer for BlobDB's values.
+// tracker and hole punching, and, for BlobDB's values, the blob cache warmer
+// and the policy that switches BlobDB's GC by garbage (blob_gc_policy.h).
 // RocksDB's events reach the tracker through HybridKVListener, in plugin/.
 //
 // May depend on: RocksDB (public and internal headers), and HybridKV's public

@@ -55,6 +55,13 @@ DEFINE_uint32(
     hybrid_scan_prefetch_max,
     ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().scan_prefetch_max,
     "HybridKV: the most entries a scan looks ahead in one step.");
+DEFINE_double(
+    hybrid_blob_gc_min_garbage_ratio,
+    ROCKSDB_NAMESPACE::hybridkv::HybridOptions()
+        .blob_garbage_collection_min_garbage_ratio,
+    "HybridKV: BlobDB's GC runs only while the blob files it would relocate "
+    "hold at least this share of garbage; 0 runs it always, as stock BlobDB "
+    "does.");
 DEFINE_string(
     value_size_mix, "",
     "Value sizes drawn from a mix: S, M, L, SD, MD, LD (Parallax's Table 4.1: "
@@ -345,6 +352,8 @@ void ApplyOptions(Options* options) {
     hybrid.blob_garbage_collection_age_cutoff =
         options->blob_garbage_collection_age_cutoff;
   }
+  hybrid.blob_garbage_collection_min_garbage_ratio =
+      FLAGS_hybrid_blob_gc_min_garbage_ratio;
   if (given("blob_compaction_readahead_size")) {
     hybrid.blob_compaction_readahead_size =
         options->blob_compaction_readahead_size;

@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
 
 #include "plugin/hybridkv/blob/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/blob_gc_policy.h"
 #include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
@@ -29,15 +30,17 @@ void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {
   tracker->RemoveSst(number);
 }
 
-void HybridKVListener::OnFlushCompleted(DB* /*db*/, const FlushJobInfo& info) {
+void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
   DbStateFor(DirName(info.file_path))->tracker().EnsureSeeded();
+  ApplyBlobGcPolicy(db, info.cf_id);
 }
 
-void HybridKVListener::OnCompactionCompleted(DB* /*db*/,
+void HybridKVListener::OnCompactionCompleted(DB* db,
                                              const CompactionJobInfo& info) {
   if (!info.output_files.empty()) {
     DbStateFor(DirName(info.output_files.front()))->tracker().EnsureSeeded();
   }
+  ApplyBlobGcPolicy(db, info.cf_id);
 }
 
 void HybridKVListener::OnBlobFileDeleted(const BlobFileDeletionInfo& info) {

@@ -2,7 +2,8 @@
 //
 // HybridKVListener: RocksDB's file events, handed to the per-DB state
 // (blob/db_state.h): SSTs created and deleted drive the medium-file tracker;
-// deleted blob files are closed in scan prefetching's blob readers.
+// deleted blob files are closed in scan prefetching's blob readers; finished
+// flushes and compactions switch BlobDB's GC by garbage (blob_gc_policy.h).
 #pragma once
 
 #include "plugin/hybridkv/blob/medium_lifecycle.h"

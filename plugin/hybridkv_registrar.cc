@@ -29,7 +29,12 @@ std::shared_ptr<TableFactory> NewHybridTableFactory(
 
 Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   Options configured = *options;
-  configured.table_factory = NewHybridTableFactory(hybrid.table);
+  HybridTableOptions table = hybrid.table;
+  table.blob_garbage_collection_min_garbage_ratio =
+      hybrid.enable_blob_garbage_collection
+          ? hybrid.blob_garbage_collection_min_garbage_ratio
+          : 0;
+  configured.table_factory = NewHybridTableFactory(table);
   configured.sst_partitioner_factory =
       std::make_shared<HybridKVPartitionerFactory>();
   if (configured.merge_operator != nullptr &&
@@ -61,8 +66,11 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   }
   configured.enable_blob_files = hybrid.enable_blob_files;
   configured.min_blob_size = uint64_t{hybrid.table.medium_max_value_size} + 1;
+  // Under the garbage policy GC starts off: HybridKV turns it on when the
+  // oldest blob files hold garbage.
   configured.enable_blob_garbage_collection =
-      hybrid.enable_blob_garbage_collection;
+      hybrid.enable_blob_garbage_collection &&
+      !(table.blob_garbage_collection_min_garbage_ratio > 0);
   configured.blob_garbage_collection_age_cutoff =
       hybrid.blob_garbage_collection_age_cutoff;
   configured.blob_compaction_readahead_size =

@@ -98,6 +98,11 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
      {offsetof(struct HybridTableOptions, scan_prefetch_max),
       OptionType::kUInt32T, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
+    {"blob_garbage_collection_min_garbage_ratio",
+     {offsetof(struct HybridTableOptions,
+               blob_garbage_collection_min_garbage_ratio),
+      OptionType::kDouble, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     // Serialized as a nested object,
     // `inner={id=BlockBasedTable;block_size=...}`, and compared in full when
     // RocksDB verifies a persisted OPTIONS file.
@@ -110,6 +115,14 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
 // The value classes and the merge level: one consistent placement.
 Status ValidatePlacement(const HybridTableOptions& o,
                          const ColumnFamilyOptions& cf_opts) {
+  if (!(o.blob_garbage_collection_min_garbage_ratio >= 0 &&
+        o.blob_garbage_collection_min_garbage_ratio <= 1)) {
+    return Status::InvalidArgument(
+        "HybridTable: blob_garbage_collection_min_garbage_ratio=" +
+        std::to_string(o.blob_garbage_collection_min_garbage_ratio) +
+        " is not a share of garbage. Set it within [0, 1]; 0 leaves "
+        "enable_blob_garbage_collection as set.");
+  }
   if (o.medium_min_value_size <= kMaxMediumPointerSize) {
     return Status::InvalidArgument(
         "HybridTable: medium_min_value_size=" +

@@ -55,7 +55,9 @@ struct ModelConfig {
   const char* name;
   int merge_level;
   ClassifyBy classify_by;
-  bool blob_gc;
+  // BlobDB GC: off, on by garbage (HybridKV's policy, which switches it during
+  // the run), or always on (stock: relocates in every compaction).
+  enum Gc { kNoGc, kGcByGarbage, kGcAlways } blob_gc;
   // Scan prefetch: 0 off, else scan_prefetch_max. With a blob cache, BlobDB's
   // values are prefetched too (medium values go to the block cache).
   uint32_t scan_prefetch_max = 16;
@@ -120,7 +122,10 @@ class ModelRun {
     HybridOptions hybrid;
     hybrid.table.merge_level = config_.merge_level;
     hybrid.table.classify_by = config_.classify_by;
-    hybrid.enable_blob_garbage_collection = config_.blob_gc;
+    hybrid.enable_blob_garbage_collection =
+        config_.blob_gc != ModelConfig::kNoGc;
+    hybrid.blob_garbage_collection_min_garbage_ratio =
+        config_.blob_gc == ModelConfig::kGcAlways ? 0 : 0.2;
     hybrid.blob_garbage_collection_age_cutoff = 0.5;
     hybrid.table.scan_prefetch = config_.scan_prefetch_max > 0;
     hybrid.table.scan_prefetch_max =
@@ -770,22 +775,32 @@ TEST_P(ModelTest, RandomOperationsMatchTheModel) {
 INSTANTIATE_TEST_SUITE_P(
     Configs, ModelTest,
     testing::Values(
-        ModelConfig{"ml1_size_gc", 1, ClassifyBy::kSize, true},
-        ModelConfig{"ml1_ratio_nogc", 1, ClassifyBy::kRatio, false},
-        ModelConfig{"mlm1_size_nogc", -1, ClassifyBy::kSize, false},
-        ModelConfig{"mlm1_ratio_gc", -1, ClassifyBy::kRatio, true},
-        ModelConfig{"mlm2_size_gc", -2, ClassifyBy::kSize, true},
-        ModelConfig{"mlm2_size_nogc", -2, ClassifyBy::kSize, false},
-        ModelConfig{"mlm2_ratio_gc", -2, ClassifyBy::kRatio, true},
-        ModelConfig{"mlm2_ratio_nogc", -2, ClassifyBy::kRatio, false},
+        ModelConfig{"ml1_size_gcalways", 1, ClassifyBy::kSize,
+                    ModelConfig::kGcAlways},
+        ModelConfig{"ml1_ratio_nogc", 1, ClassifyBy::kRatio,
+                    ModelConfig::kNoGc},
+        ModelConfig{"mlm1_size_nogc", -1, ClassifyBy::kSize,
+                    ModelConfig::kNoGc},
+        ModelConfig{"mlm1_ratio_gc", -1, ClassifyBy::kRatio,
+                    ModelConfig::kGcByGarbage},
+        ModelConfig{"mlm2_size_gc", -2, ClassifyBy::kSize,
+                    ModelConfig::kGcByGarbage},
+        ModelConfig{"mlm2_size_nogc", -2, ClassifyBy::kSize,
+                    ModelConfig::kNoGc},
+        ModelConfig{"mlm2_ratio_gcalways", -2, ClassifyBy::kRatio,
+                    ModelConfig::kGcAlways},
+        ModelConfig{"mlm2_ratio_nogc", -2, ClassifyBy::kRatio,
+                    ModelConfig::kNoGc},
         // Scan prefetch: off; windows of 1 and 4 entries; no
         // blob cache (medium values only); prefix scans.
-        ModelConfig{"mlm1_size_gc_noprefetch", -1, ClassifyBy::kSize, true, 0},
-        ModelConfig{"mlm1_size_gc_window1", -1, ClassifyBy::kSize, true, 1},
+        ModelConfig{"mlm1_size_gc_noprefetch", -1, ClassifyBy::kSize,
+                    ModelConfig::kGcByGarbage, 0},
+        ModelConfig{"mlm1_size_gc_window1", -1, ClassifyBy::kSize,
+                    ModelConfig::kGcByGarbage, 1},
         ModelConfig{"mlm2_size_gc_window4_noblobcache", -2, ClassifyBy::kSize,
-                    true, 4, false},
-        ModelConfig{"mlm1_size_gc_prefix", -1, ClassifyBy::kSize, true, 16,
-                    true, true}),
+                    ModelConfig::kGcByGarbage, 4, false},
+        ModelConfig{"mlm1_size_gcalways_prefix", -1, ClassifyBy::kSize,
+                    ModelConfig::kGcAlways, 16, true, true}),
     [](const testing::TestParamInfo<ModelConfig>& p) {
       return std::string(p.param.name);
     });

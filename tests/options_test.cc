@@ -332,15 +332,33 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
       << s.ToString();
 }
 
+// The garbage share HybridKV waits for before it turns BlobDB's GC on.
+double MinGarbageRatio(const Options& options) {
+  const auto* table = options.table_factory->GetOptions<HybridTableOptions>();
+  return table == nullptr ? -1
+                          : table->blob_garbage_collection_min_garbage_ratio;
+}
+
 // The large class's policy is HybridKV's: ConfigureOptions sets BlobDB's
 // garbage collection and its readahead, by default and as asked.
 TEST(OptionsTest, ConfigureOptionsSetsTheLargeClassPolicy) {
   Options options;
   ASSERT_EQ(options.blob_compaction_readahead_size, 0u);  // RocksDB's default
   ASSERT_OK(ConfigureOptions(&options));
-  EXPECT_TRUE(options.enable_blob_garbage_collection);
+  // GC is HybridKV's to switch, by garbage (blob/blob_gc_policy.h): it starts
+  // off, and the table carries the threshold.
+  EXPECT_FALSE(options.enable_blob_garbage_collection);
+  EXPECT_DOUBLE_EQ(MinGarbageRatio(options), 0.2);
   EXPECT_DOUBLE_EQ(options.blob_garbage_collection_age_cutoff, 0.25);
   EXPECT_EQ(options.blob_compaction_readahead_size, uint64_t{2} << 20);
+
+  // Ratio 0: stock GC, on from the start and never switched.
+  HybridOptions stock_gc;
+  stock_gc.blob_garbage_collection_min_garbage_ratio = 0;
+  Options stock;
+  ASSERT_OK(ConfigureOptions(&stock, stock_gc));
+  EXPECT_TRUE(stock.enable_blob_garbage_collection);
+  EXPECT_EQ(MinGarbageRatio(stock), 0);
 
   HybridOptions hybrid;
   hybrid.enable_blob_garbage_collection = false;
@@ -349,6 +367,8 @@ TEST(OptionsTest, ConfigureOptionsSetsTheLargeClassPolicy) {
   Options custom;
   ASSERT_OK(ConfigureOptions(&custom, hybrid));
   EXPECT_FALSE(custom.enable_blob_garbage_collection);
+  // GC disabled: nothing for HybridKV to switch on.
+  EXPECT_EQ(MinGarbageRatio(custom), 0);
   EXPECT_DOUBLE_EQ(custom.blob_garbage_collection_age_cutoff, 0.5);
   EXPECT_EQ(custom.blob_compaction_readahead_size, 0u);
 }

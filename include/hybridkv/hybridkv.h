@@ -69,6 +69,15 @@ struct HybridTableOptions {
   // of 32 and 64 read 10-20% more values that no scan yielded, for no more
   // throughput (bench/results/issue12-first-window).
   uint32_t scan_prefetch_max = 16;
+  // Above 0, HybridKV switches the column family's
+  // enable_blob_garbage_collection itself (DB::SetOptions, after each flush
+  // and compaction; needs HybridKVListener): on while the blob files that
+  // BlobDB's GC would relocate (the oldest blob_garbage_collection_age_cutoff
+  // of them) hold at least this share of garbage, off below half of it. GC
+  // then never relocates live blobs out of files with little garbage, as it
+  // does in insert-only loads. 0: HybridKV leaves the option as set.
+  // ConfigureOptions sets it from HybridOptions.
+  double blob_garbage_collection_min_garbage_ratio = 0;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
 
@@ -85,6 +94,13 @@ struct HybridOptions {
   bool enable_blob_files = true;
   bool enable_blob_garbage_collection = true;
   double blob_garbage_collection_age_cutoff = 0.25;
+  // With enable_blob_garbage_collection, GC runs only while the files it would
+  // relocate hold at least this share of garbage (see
+  // HybridTableOptions::blob_garbage_collection_min_garbage_ratio); 0 runs it
+  // always, as stock BlobDB does. At 0.2, relocating a file costs at most
+  // 4 bytes of live blobs copied per byte of garbage freed (8 while GC is on:
+  // it goes off below 0.1).
+  double blob_garbage_collection_min_garbage_ratio = 0.2;
   // Readahead for the blob reads of that garbage collection. RocksDB's default,
   // 0, reads each relocated blob with its own request; with readahead a
   // compaction reads an old blob file's relocated blobs in few large requests,
