@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 
+#include "db/column_family.h"
 #include "db/db_impl/db_impl.h"
+#include "db/version_set.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
-#include "rocksdb/metadata.h"
+#include "util/cast_util.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -38,39 +38,53 @@ bool WantBlobGarbageCollection(double garbage_ratio, double min_garbage_ratio,
 
 void ApplyBlobGcPolicy(DB* db, uint32_t cf_id) {
   // Listener callbacks get RocksDB's DBImpl itself (never a StackableDB).
-  std::unique_ptr<ColumnFamilyHandle> cf =
-      static_cast<DBImpl*>(db)->GetColumnFamilyHandleUnlocked(cf_id);
-  if (cf == nullptr) {
-    return;  // dropped
+  auto* impl = static_cast_with_check<DBImpl>(db);
+  // The column family's current options and blob files, from a referenced
+  // SuperVersion (which keeps the column family alive), read outside the DB
+  // mutex: this runs after every flush and compaction.
+  SuperVersion* sv = nullptr;
+  {
+    InstrumentedMutexLock lock(impl->mutex());
+    ColumnFamilyData* cfd =
+        impl->GetVersionSet()->GetColumnFamilySet()->GetColumnFamily(cf_id);
+    if (cfd == nullptr || cfd->IsDropped()) {
+      return;
+    }
+    sv = cfd->GetSuperVersion()->Ref();
   }
-  // Flushes and compactions of one column family finish on several threads:
-  // one decision at a time, each on the options the last one set.
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  const Options options = db->GetOptions(cf.get());
+  const MutableCFOptions& options = sv->mutable_cf_options;
   const auto* table =
       options.table_factory == nullptr
           ? nullptr
           : options.table_factory->GetOptions<HybridTableOptions>();
-  if (table == nullptr ||
-      !(table->blob_garbage_collection_min_garbage_ratio > 0) ||
-      !options.enable_blob_files) {
+  const bool gc_on = options.enable_blob_garbage_collection;
+  bool want = gc_on;
+  if (table != nullptr &&
+      table->blob_garbage_collection_min_garbage_ratio > 0 &&
+      options.enable_blob_files) {
+    const auto& blob_files = sv->current->storage_info()->GetBlobFiles();
+    std::vector<BlobFileGarbage> files;
+    files.reserve(blob_files.size());
+    for (const auto& f : blob_files) {
+      files.push_back({f->GetBlobFileNumber(), f->GetTotalBlobBytes(),
+                       f->GetGarbageBlobBytes()});
+    }
+    want = WantBlobGarbageCollection(
+        RelocatedFilesGarbageRatio(std::move(files),
+                                   options.blob_garbage_collection_age_cutoff),
+        table->blob_garbage_collection_min_garbage_ratio, gc_on);
+  }
+  impl->CleanupSuperVersion(sv);
+  if (want == gc_on) {
     return;
   }
-  ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(cf.get(), &meta);
-  std::vector<BlobFileGarbage> files;
-  files.reserve(meta.blob_files.size());
-  for (const BlobMetaData& f : meta.blob_files) {
-    files.push_back(
-        {f.blob_file_number, f.total_blob_bytes, f.garbage_blob_bytes});
-  }
-  const bool gc_on = options.enable_blob_garbage_collection;
-  const bool want = WantBlobGarbageCollection(
-      RelocatedFilesGarbageRatio(std::move(files),
-                                 options.blob_garbage_collection_age_cutoff),
-      table->blob_garbage_collection_min_garbage_ratio, gc_on);
-  if (want != gc_on) {
+  // Rare: the first garbage, and once it is collected. Two jobs finishing at
+  // once may both switch, or the later decision land first; either way the
+  // next job decides again from the state then. (The handle's destruction is
+  // reported to listeners as OnColumnFamilyHandleDeletionStarted.)
+  std::unique_ptr<ColumnFamilyHandle> cf =
+      impl->GetColumnFamilyHandleUnlocked(cf_id);
+  if (cf != nullptr) {
     // A failure (say, the OPTIONS file cannot be written) leaves GC as it
     // was; the next flush or compaction tries again.
     db->SetOptions(cf.get(), {{"enable_blob_garbage_collection",

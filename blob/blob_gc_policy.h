@@ -44,8 +44,9 @@ bool WantBlobGarbageCollection(double garbage_ratio, double min_garbage_ratio,
 // Applies the policy to column family `cf_id` of `db`, which must be the DB a
 // listener callback was given (RocksDB's DBImpl). Does nothing unless the
 // column family is a HybridTable with blob_garbage_collection_min_garbage_ratio
-// above 0. Call from flush and compaction callbacks only: SetOptions must
-// not run while the DB closes, and RocksDB waits for those callbacks.
+// above 0. Call from flush and compaction callbacks only, with no DB mutex
+// held: they run on background jobs, which DB::Close waits for before it
+// tears the DB down, so the SetOptions this may call never races the close.
 void ApplyBlobGcPolicy(DB* db, uint32_t cf_id);
 
 }  // namespace hybridkv

@@ -76,7 +76,8 @@ struct HybridTableOptions {
   // of them) hold at least this share of garbage, off below half of it. GC
   // then never relocates live blobs out of files with little garbage, as it
   // does in insert-only loads. 0: HybridKV leaves the option as set.
-  // ConfigureOptions sets it from HybridOptions.
+  // ConfigureOptions replaces it with
+  // HybridOptions::blob_garbage_collection_min_garbage_ratio.
   double blob_garbage_collection_min_garbage_ratio = 0;
   // The wrapped table format. Never null once options are prepared.
   std::shared_ptr<TableFactory> inner;
@@ -97,9 +98,11 @@ struct HybridOptions {
   // With enable_blob_garbage_collection, GC runs only while the files it would
   // relocate hold at least this share of garbage (see
   // HybridTableOptions::blob_garbage_collection_min_garbage_ratio); 0 runs it
-  // always, as stock BlobDB does. At 0.2, relocating a file costs at most
-  // 4 bytes of live blobs copied per byte of garbage freed (8 while GC is on:
-  // it goes off below 0.1).
+  // always, as stock BlobDB does. At 0.2, GC copies at most 4 bytes of live
+  // blobs per byte of garbage in the files it relocates, taken together (8
+  // while it is on: it goes off below 0.1). Blobs GC has already copied out
+  // count as garbage of their old file, so a file GC has started stays
+  // eligible until it is emptied.
   double blob_garbage_collection_min_garbage_ratio = 0.2;
   // Readahead for the blob reads of that garbage collection. RocksDB's default,
   // 0, reads each relocated blob with its own request; with readahead a
