@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <string>
 
 #include "db/column_family.h"
 #include "db/db_impl/db_impl.h"
@@ -53,10 +52,7 @@ void ApplyBlobGcPolicy(DB* db, uint32_t cf_id) {
     sv = cfd->GetSuperVersion()->Ref();
   }
   const MutableCFOptions& options = sv->mutable_cf_options;
-  const auto* table =
-      options.table_factory == nullptr
-          ? nullptr
-          : options.table_factory->GetOptions<HybridTableOptions>();
+  const auto* table = options.table_factory->GetOptions<HybridTableOptions>();
   const bool gc_on = options.enable_blob_garbage_collection;
   bool want = gc_on;
   if (table != nullptr &&

@@ -70,7 +70,7 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   // oldest blob files hold garbage.
   configured.enable_blob_garbage_collection =
       hybrid.enable_blob_garbage_collection &&
-      !(table.blob_garbage_collection_min_garbage_ratio > 0);
+      table.blob_garbage_collection_min_garbage_ratio == 0;
   configured.blob_garbage_collection_age_cutoff =
       hybrid.blob_garbage_collection_age_cutoff;
   configured.blob_compaction_readahead_size =

@@ -16,7 +16,6 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/table.h"
@@ -87,13 +86,15 @@ bool GcEnabled(DB* db) {
   return db->GetOptions().enable_blob_garbage_collection;
 }
 
-// Four flushes of 100 distinct keys each: about 16 blob files, no garbage.
-void InsertOnly(DB* db) {
-  for (int flush = 0; flush < 4; flush++) {
+// `flushes` flushes of 100 distinct keys each into `cf` (the default column
+// family when null): with four, about 16 blob files, no garbage.
+void InsertOnly(DB* db, int flushes = 4, ColumnFamilyHandle* cf = nullptr) {
+  if (cf == nullptr) cf = db->DefaultColumnFamily();
+  for (int flush = 0; flush < flushes; flush++) {
     for (int i = flush * 100; i < (flush + 1) * 100; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Large(i, 0)));
+      ASSERT_OK(db->Put(WriteOptions(), cf, Key(i), Large(i, 0)));
     }
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(db->Flush(FlushOptions(), cf));
   }
 }
 
@@ -165,13 +166,14 @@ TEST(BlobGcPolicyTest, InsertOnlyLoadRelocatesNothing) {
   EXPECT_FALSE(run.gc_on_after);
 }
 
-// Overwrites every other key of InsertOnly's, leaving each of its blob files
-// half garbage once a compaction drops the old references.
-void OverwriteHalf(DB* db) {
-  for (int i = 0; i < 400; i += 2) {
-    ASSERT_OK(db->Put(WriteOptions(), Key(i), Large(i, 1)));
+// Overwrites every other key of InsertOnly's `flushes`, leaving each of its
+// blob files half garbage once a compaction drops the old references.
+void OverwriteHalf(DB* db, int flushes = 4, ColumnFamilyHandle* cf = nullptr) {
+  if (cf == nullptr) cf = db->DefaultColumnFamily();
+  for (int i = 0; i < flushes * 100; i += 2) {
+    ASSERT_OK(db->Put(WriteOptions(), cf, Key(i), Large(i, 1)));
   }
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(db->Flush(FlushOptions(), cf));
 }
 
 // GC goes on with the first garbage, the next compaction relocates the oldest
@@ -254,22 +256,14 @@ TEST(BlobGcPolicyTest, SwitchesOnlyItsOwnColumnFamily) {
   };
   // Insert-only in both.
   for (ColumnFamilyHandle* cf : handles) {
-    for (int flush = 0; flush < 2; flush++) {
-      for (int i = flush * 100; i < (flush + 1) * 100; i++) {
-        ASSERT_OK(db->Put(WriteOptions(), cf, Key(i), Large(i, 0)));
-      }
-      ASSERT_OK(db->Flush(FlushOptions(), cf));
-    }
+    ASSERT_NO_FATAL_FAILURE(InsertOnly(db.get(), /*flushes=*/2, cf));
     ASSERT_OK(db->CompactRange(CompactRangeOptions(), cf, nullptr, nullptr));
   }
   EXPECT_TRUE(gc_enabled(stock_cf));
   EXPECT_FALSE(gc_enabled(hybrid_cf));
 
   // Garbage in HybridKV's: its GC goes on, the stock one's stays on.
-  for (int i = 0; i < 200; i += 2) {
-    ASSERT_OK(db->Put(WriteOptions(), hybrid_cf, Key(i), Large(i, 1)));
-  }
-  ASSERT_OK(db->Flush(FlushOptions(), hybrid_cf));
+  ASSERT_NO_FATAL_FAILURE(OverwriteHalf(db.get(), /*flushes=*/2, hybrid_cf));
   ASSERT_OK(
       db->CompactRange(CompactRangeOptions(), hybrid_cf, nullptr, nullptr));
   EXPECT_TRUE(gc_enabled(hybrid_cf));
@@ -290,25 +284,6 @@ TEST(BlobGcPolicyTest, RatioOutsideZeroToOneIsRejected) {
               std::string::npos)
         << s.ToString();
   }
-}
-
-TEST(BlobGcPolicyTest, RatioIsATableOptionInOptionsStrings) {
-  ConfigOptions config;
-  config.ignore_unknown_options = false;
-  ColumnFamilyOptions cf;
-  ASSERT_OK(GetColumnFamilyOptionsFromString(
-      config, ColumnFamilyOptions(),
-      "table_factory={id=HybridTable;blob_garbage_collection_min_garbage_"
-      "ratio=0.3}",
-      &cf));
-  const auto* table = cf.table_factory->GetOptions<HybridTableOptions>();
-  ASSERT_NE(table, nullptr);
-  EXPECT_DOUBLE_EQ(table->blob_garbage_collection_min_garbage_ratio, 0.3);
-  std::string serialized;
-  ASSERT_OK(cf.table_factory->GetOptionString(config, &serialized));
-  EXPECT_NE(serialized.find("blob_garbage_collection_min_garbage_ratio=0.3"),
-            std::string::npos)
-      << serialized;
 }
 
 }  // namespace

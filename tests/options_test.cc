@@ -236,6 +236,22 @@ TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
       << serialized;
 }
 
+TEST(OptionsTest, BlobGcMinGarbageRatioIsATableOption) {
+  ColumnFamilyOptions cf;
+  ASSERT_OK(ParseCf(
+      "table_factory={id=HybridTable;blob_garbage_collection_min_garbage_"
+      "ratio=0.3}",
+      &cf));
+  const auto* table = cf.table_factory->GetOptions<HybridTableOptions>();
+  ASSERT_NE(table, nullptr);
+  EXPECT_DOUBLE_EQ(table->blob_garbage_collection_min_garbage_ratio, 0.3);
+  std::string serialized;
+  ASSERT_OK(cf.table_factory->GetOptionString(ConfigOptions(), &serialized));
+  EXPECT_NE(serialized.find("blob_garbage_collection_min_garbage_ratio=0.3"),
+            std::string::npos)
+      << serialized;
+}
+
 TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   ColumnFamilyOptions cf;
   ASSERT_OK(
