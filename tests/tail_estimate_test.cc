@@ -83,6 +83,9 @@ TEST(TailEstimateTest, EstimateBoundsTheFinishedFileClosely) {
   const InternalTblPropCollFactories no_collectors;
   const ReadOptions read_options;
   const WriteOptions write_options;
+  // TableBuilderOptions keeps these by reference: they must outlive it.
+  const CompressionOptions compression_options;
+  const std::string cf_name = "default";
   std::mt19937_64 rng(7);
 
   // The first table teaches the estimate; the others are checked, with other
@@ -101,7 +104,7 @@ TEST(TailEstimateTest, EstimateBoundsTheFinishedFileClosely) {
                                          FileOptions(), &writer, nullptr));
     const TableBuilderOptions tbo(
         ioptions, moptions, read_options, write_options, icmp, &no_collectors,
-        kNoCompression, CompressionOptions(), /*column_family_id=*/0, "default",
+        kNoCompression, compression_options, /*column_family_id=*/0, cf_name,
         /*level=*/1, /*newest_key_time=*/0);
     std::unique_ptr<TableBuilder> builder(
         factory->NewTableBuilder(tbo, writer.get()));
