@@ -115,14 +115,6 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
 // The value classes and the merge level: one consistent placement.
 Status ValidatePlacement(const HybridTableOptions& o,
                          const ColumnFamilyOptions& cf_opts) {
-  if (!(o.blob_garbage_collection_min_garbage_ratio >= 0 &&
-        o.blob_garbage_collection_min_garbage_ratio <= 1)) {
-    return Status::InvalidArgument(
-        "HybridTable: blob_garbage_collection_min_garbage_ratio=" +
-        std::to_string(o.blob_garbage_collection_min_garbage_ratio) +
-        " is not a share of garbage. Set it within [0, 1]; 0 leaves "
-        "enable_blob_garbage_collection as set.");
-  }
   if (o.medium_min_value_size <= kMaxMediumPointerSize) {
     return Status::InvalidArgument(
         "HybridTable: medium_min_value_size=" +
@@ -320,6 +312,14 @@ Status HybridTableFactory::ValidateOptions(
     const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
   if (options_.inner == nullptr) {
     return Status::InvalidArgument("HybridTable: option 'inner' is empty.");
+  }
+  const double gc_ratio = options_.blob_garbage_collection_min_garbage_ratio;
+  if (!(gc_ratio >= 0 && gc_ratio <= 1)) {
+    return Status::InvalidArgument(
+        "HybridTable: blob_garbage_collection_min_garbage_ratio=" +
+        std::to_string(gc_ratio) +
+        " is not a share of garbage. Set it within [0, 1]; 0 leaves "
+        "enable_blob_garbage_collection as set.");
   }
   Status s = ValidatePlacement(options_, cf_opts);
   if (s.ok()) s = ValidateSupported(db_opts, cf_opts);
