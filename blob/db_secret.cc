@@ -16,28 +16,32 @@ namespace {
 
 constexpr uint64_t kSecretMagic =
     0x3174657263657368ull;  // "hsecret1", little-endian
-constexpr uint32_t kSecretVersion = 1;
+constexpr uint32_t kSecretVersion = 2;
 
-std::string Encode(const SipKey& key, const std::string& db_id) {
+using Secrets = std::map<std::string, SipKey>;  // by DB id
+
+std::string Encode(const Secrets& secrets) {
   std::string out;
   PutFixed64(&out, kSecretMagic);
   PutFixed32(&out, kSecretVersion);
-  PutFixed64(&out, key.k0);
-  PutFixed64(&out, key.k1);
-  PutLengthPrefixedSlice(&out, db_id);
+  PutVarint32(&out, static_cast<uint32_t>(secrets.size()));
+  for (const auto& [db_id, key] : secrets) {
+    PutFixed64(&out, key.k0);
+    PutFixed64(&out, key.k1);
+    PutLengthPrefixedSlice(&out, db_id);
+  }
   PutFixed32(&out, crc32c::Mask(crc32c::Value(out.data(), out.size())));
   return out;
 }
 
-Status Decode(const std::string& path, const Slice& data,
-              const std::string& db_id, SipKey* key) {
+Status Decode(const std::string& path, const Slice& data, Secrets* secrets) {
   auto bad = [&](const std::string& what) {
     return Status::Corruption(
         "HybridKV secret file " + path + ": " + what +
         ". Restore it from the DB's backup; without it medium values cannot be "
         "told from plain values.");
   };
-  if (data.size() < 8 + 4 + 16 + 1 + 4 ||
+  if (data.size() < 8 + 4 + 1 + 4 ||
       DecodeFixed64(data.data()) != kSecretMagic) {
     return bad("not a secret file or truncated");
   }
@@ -46,34 +50,44 @@ Status Decode(const std::string& path, const Slice& data,
       crc32c::Value(data.data(), body)) {
     return bad("checksum mismatch");
   }
-  if (DecodeFixed32(data.data() + 8) != kSecretVersion) {
+  const uint32_t version = DecodeFixed32(data.data() + 8);
+  if (version != 1 && version != kSecretVersion) {
     return Status::NotSupported("HybridKV secret file " + path +
                                 " has an unknown version " +
-                                std::to_string(DecodeFixed32(data.data() + 8)));
+                                std::to_string(version) +
+                                "; open the DB with a newer HybridKV.");
   }
-  key->k0 = DecodeFixed64(data.data() + 12);
-  key->k1 = DecodeFixed64(data.data() + 20);
-  Slice rest(data.data() + 28, body - 28);
-  Slice stored_id;
-  if (!GetLengthPrefixedSlice(&rest, &stored_id) || !rest.empty()) {
-    return bad("bad DB id field");
+  Slice rest(data.data() + 12, body - 12);
+  uint32_t count = 1;  // version 1 holds one key
+  if (version >= 2 && !GetVarint32(&rest, &count)) {
+    return bad("bad key count");
   }
-  if (stored_id != Slice(db_id)) {
-    return bad("written for DB id '" + stored_id.ToString() +
-               "', but this DB's id is '" + db_id + "'");
+  for (uint32_t i = 0; i < count; ++i) {
+    SipKey key;
+    Slice db_id;
+    if (rest.size() < 16) return bad("truncated key");
+    key.k0 = DecodeFixed64(rest.data());
+    key.k1 = DecodeFixed64(rest.data() + 8);
+    rest.remove_prefix(16);
+    if (!GetLengthPrefixedSlice(&rest, &db_id)) return bad("bad DB id field");
+    (*secrets)[db_id.ToString()] = key;
   }
+  if (!rest.empty()) return bad("trailing bytes");
   return Status::OK();
 }
 
-Status WriteNew(const std::shared_ptr<FileSystem>& fs, const std::string& dir,
-                const std::string& path, const std::string& db_id,
-                SipKey* key) {
+// Adds a new random key for `db_id` to `secrets` and writes them all.
+Status WriteWithNewKey(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& dir, const std::string& path,
+                       const std::string& db_id, Secrets* secrets,
+                       SipKey* key) {
   std::random_device rd;
   key->k0 = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   key->k1 = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  (*secrets)[db_id] = *key;
   const std::string tmp = path + ".tmp";
   IOOptions io;
-  IOStatus s = WriteStringToFile(fs.get(), Encode(*key, db_id), tmp,
+  IOStatus s = WriteStringToFile(fs.get(), Encode(*secrets), tmp,
                                  /*should_sync=*/true);
   if (s.ok()) s = fs->RenameFile(tmp, path, io, nullptr);
   if (s.ok()) {
@@ -116,17 +130,29 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
   }
   const std::string path = dir + "/" + kSecretFileName;
   std::string data;
-  IOStatus s = ReadFileToString(fs.get(), path, &data);
+  Secrets secrets;
+  IOStatus io = ReadFileToString(fs.get(), path, &data);
   Status result;
-  if (s.ok()) {
-    result = Decode(path, data, db_id, secret);
-  } else if (fs->FileExists(path, IOOptions(), nullptr).IsNotFound()) {
-    if (!create) {
-      return Status::NotFound("HybridKV secret file " + path + " is missing");
-    }
-    result = WriteNew(fs, dir, path, db_id, secret);
+  if (io.ok()) {
+    result = Decode(path, data, &secrets);
+  } else if (!fs->FileExists(path, IOOptions(), nullptr).IsNotFound()) {
+    result = io;
+  }
+  if (!result.ok()) {
+    return result;
+  }
+  auto known = secrets.find(db_id);
+  if (known != secrets.end()) {
+    *secret = known->second;
+  } else if (create) {
+    // A file without this DB's key: none yet, or one left by an earlier DB
+    // in this directory (RocksDB's DestroyDB leaves it). Its keys stay: an
+    // SST keeps the id of the DB that wrote it.
+    result = WriteWithNewKey(fs, dir, path, db_id, &secrets, secret);
   } else {
-    result = s;
+    return Status::NotFound("HybridKV secret file " + path +
+                            (io.ok() ? " holds no key for DB id " + db_id
+                                     : " is missing"));
   }
   if (result.ok()) {
     cache[db_id] = *secret;

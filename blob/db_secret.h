@@ -2,18 +2,21 @@
 //
 // The per-DB secret that keys medium-pointer MACs (medium_pointer.h).
 //
-// Secret file format, version 1: `<db dir>/HYBRIDKV-SECRET`, 32 bytes plus the
-// DB id.
+// Secret file format, version 2: `<db dir>/HYBRIDKV-SECRET`, one key per DB id
+// that has written medium values in the directory.
 //
 // clang-format off
-//   file := magic:fixed64 version:fixed32 k0:fixed64 k1:fixed64
-//           db_id_size:varint32 db_id crc:fixed32
+//   file  := magic:fixed64 version:fixed32 count:varint32 entry{count}
+//            crc:fixed32
+//   entry := k0:fixed64 k1:fixed64 db_id_size:varint32 db_id
 // clang-format on
 //
-// crc is the masked crc32c of everything before it. The file is created once,
-// by the first flush that extracts a medium value, with a random key; it is
-// written to a temporary file, synced, renamed into place, and the directory is
-// synced. Checkpoints and backups must copy it (see the helpers in
+// Version 1 (still read) had no count and one entry. crc is the masked crc32c
+// of everything before it. A DB's key is added by its first flush that
+// extracts a medium value, with a random key; the file is rewritten to a
+// temporary file, synced, renamed into place, and the directory is synced.
+// Keys of other DB ids stay: RocksDB's DestroyDB leaves the file, and a new DB
+// in the directory adds its own key beside the old one. Checkpoints and backups must copy it (see the helpers in
 // include/hybridkv/hybridkv.h); without it, pointers cannot be told from plain
 // values and compactions refuse to proceed.
 #pragma once

@@ -72,6 +72,8 @@ class BuildRegistry {
   virtual void BuildStarted(uint64_t sst_number,
                             const std::string& session_id) = 0;
   virtual void BuildFinished(uint64_t sst_number) = 0;
+  // A builder finished medium file `path`: the DB's SstFileManager counts it.
+  virtual void MediumFileWritten(const std::string& path) = 0;
 };
 
 class BlobCacheWarmer;

@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium_file.h"
 
+#include "file/filename.h"
+
 #include "file/random_access_file_reader.h"
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
@@ -375,11 +377,32 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
       return MediumFileReader::Open(fs, path, file_options, reader, io);
     }
   }
-  return IOStatus::Corruption(
-      "HybridKV: medium file " +
-      MediumFileName(dirs.empty() ? "." : dirs[0], number) +
-      " is missing, but an SST points into it. Restore the DB from a "
-      "hybridkv::CreateCheckpoint copy; the keys it holds cannot be read.");
+  return status_to_io_status(
+      MissingMediumFile(fs, dirs.empty() ? "." : dirs[0], number, "an SST"));
+}
+
+Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& dir, uint64_t number,
+                         const std::string& referrer) {
+  std::string how =
+      "This DB was probably copied by a tool that does not know HybridKV's "
+      "files (RocksDB's BackupEngine::CreateNewBackup, or Checkpoint on the "
+      "DB* of DB::Open). Restore it from a backup made by "
+      "hybridkv::CreateNewBackup with hybridkv::RestoreDBFromBackup, or copy "
+      "it with Checkpoint on the handle of hybridkv::Open.";
+  const std::string alias = BlobFileName(dir, number);
+  if (fs->FileExists(alias, IOOptions(), nullptr).ok()) {
+    how = "The directory holds " + alias +
+          ": the DB was restored by RocksDB's RestoreDBFromBackup from a "
+          "backup made by hybridkv::CreateNewBackup. Restore it again with "
+          "hybridkv::RestoreDBFromBackup, which puts medium files back under "
+          "their names.";
+  }
+  return Status::Corruption(
+      "HybridKV: medium file " + MediumFileName(dir, number) +
+      " is missing, but " + referrer + " points into it. " + how +
+      " (paranoid_checks=false opens the DB anyway; reads of the values "
+      "stored there then fail.)");
 }
 
 }  // namespace hybridkv

@@ -224,6 +224,13 @@ class MediumFileReader {
   uint64_t num_records_ = 0;
 };
 
+// The Corruption for medium file `number` of `dir` missing while `referrer`
+// (an SST, or "an SST") points into it. Says how a DB gets that way (a copy
+// made by a tool that does not know HybridKV's files) and what to do.
+Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& dir, uint64_t number,
+                         const std::string& referrer);
+
 // Opens `<number>.medium` from the first of `dirs` that holds it. Medium
 // files live next to the SST that created them, which may be any of a column
 // family's paths.

@@ -36,16 +36,40 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
   return Status::OK();
 }
 
+Status MediumFileCache::CheckPresent(const std::shared_ptr<FileSystem>& fs,
+                                     const std::vector<std::string>& dirs,
+                                     uint64_t number,
+                                     const std::string& referrer) {
+  Shard& shard = ShardOf(number);
+  {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    if (shard.files.count(number) != 0 || shard.present.count(number) != 0) {
+      return Status::OK();
+    }
+  }
+  for (const std::string& dir : dirs) {
+    if (fs->FileExists(MediumFileName(dir, number), IOOptions(), nullptr)
+            .ok()) {
+      std::lock_guard<std::mutex> lock(shard.mu);
+      shard.present.insert(number);
+      return Status::OK();
+    }
+  }
+  return MissingMediumFile(fs, dirs.empty() ? "." : dirs[0], number, referrer);
+}
+
 void MediumFileCache::Evict(uint64_t number) {
   Shard& shard = ShardOf(number);
   std::lock_guard<std::mutex> lock(shard.mu);
   shard.files.erase(number);
+  shard.present.erase(number);
 }
 
 void MediumFileCache::Clear() {
   for (Shard& shard : shards_) {
     std::lock_guard<std::mutex> lock(shard.mu);
     shard.files.clear();
+    shard.present.clear();
   }
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ class MediumFileCache {
              const std::vector<std::string>& dirs,
              const FileOptions& file_options, const IOOptions& io,
              uint64_t number, std::shared_ptr<MediumFileReader>* file);
+  // OK when medium file `number` is open or exists in one of `dirs` (a
+  // stat, once per file); otherwise MissingMediumFile's Corruption, naming
+  // `referrer`.
+  Status CheckPresent(const std::shared_ptr<FileSystem>& fs,
+                      const std::vector<std::string>& dirs, uint64_t number,
+                      const std::string& referrer);
   // Forgets medium file `number` (deleted); readers in use stay valid.
   void Evict(uint64_t number);
   // Forgets every file: the directory now holds another DB.
@@ -39,6 +46,7 @@ class MediumFileCache {
   struct Shard {
     std::mutex mu;
     std::map<uint64_t, std::shared_ptr<MediumFileReader>> files;
+    std::set<uint64_t> present;  // seen on disk by CheckPresent
   };
   Shard& ShardOf(uint64_t number) { return shards_[number % kShards]; }
   Shard shards_[kShards];

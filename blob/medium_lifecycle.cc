@@ -16,7 +16,43 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-namespace {}  // namespace
+Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
+                         std::unique_ptr<TableProperties>* props) {
+  uint64_t size = 0;
+  std::unique_ptr<RandomAccessFileReader> file;
+  Status s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
+  if (s.ok()) {
+    s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file, nullptr);
+  }
+  if (!s.ok()) {
+    return s;
+  }
+  Options options;
+  options.env = Env::Default();
+  ImmutableOptions ioptions(options);
+  ReadOptions read_options;
+  read_options.io_activity = CurrentIOActivity();
+  // The inner table format is not known here: try each of RocksDB's.
+  for (uint64_t magic :
+       {kBlockBasedTableMagicNumber, kPlainTableMagicNumber,
+        kLegacyPlainTableMagicNumber, kCuckooTableMagicNumber}) {
+    s = ReadTableProperties(file.get(), size, magic, ioptions, read_options,
+                            props);
+    if (!s.IsCorruption()) break;  // a wrong magic number is Corruption
+  }
+  return s;
+}
+
+Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path, MediumRefs* refs) {
+  std::unique_ptr<TableProperties> props;
+  Status s = ReadSstProperties(fs, path, &props);
+  bool known = false;
+  if (s.ok()) s = GetMediumRefs(*props, refs, &known);
+  if (s.ok() && !known) s = ScanMediumRefs(fs, path, refs);
+  return s;
+}
 
 uint64_t SstNumberOf(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -44,16 +80,32 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
   const std::string path = MediumFileName(dir_, number);
   Status s;
   if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
-    // As RocksDB's own DeleteDBFile does: the SstFileManager is always the
-    // Impl.
+    // As RocksDB's own DeleteDBFile does (through its rate limit and trash,
+    // when configured): the SstFileManager is always the Impl.
     s = static_cast<SstFileManagerImpl*>(sfm.get())
-            ->ScheduleUnaccountedFileDeletion(path, dir_);
+            ->ScheduleFileDeletion(path, dir_);
   } else {
     s = (fs_ ? fs_ : FileSystem::Default())
             ->DeleteFile(path, IOOptions(), nullptr);
   }
   s.PermitUncheckedError();  // a file that cannot be deleted now goes at the
                              // next open
+}
+
+void MediumFileTracker::AccountLocked(uint64_t number) {
+  if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
+    const std::string path = MediumFileName(dir_, number);
+    FileSystem* fs = fs_ ? fs_.get() : FileSystem::Default().get();
+    static_cast<SstFileManagerImpl*>(sfm.get())
+        ->OnAddFile(path, AllocatedBytes(fs, path))
+        .PermitUncheckedError();
+  }
+}
+
+void MediumFileTracker::MediumFileWritten(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t number = MediumNumberOf(path.substr(path.rfind('/') + 1));
+  if (number != 0) AccountLocked(number);
 }
 
 void MediumFileTracker::ForgetLocked() {
@@ -171,6 +223,7 @@ void MediumFileTracker::Punch(const std::vector<DeadRuns>& dead) {
     punched_bytes_ += freed;
     std::lock_guard<std::mutex> lock(mu_);
     file_bytes_.erase(d.medium_number);  // its size on disk changed
+    if (freed != 0) AccountLocked(d.medium_number);
     if (s.IsNotSupported()) {
       can_punch_ = false;  // files are kept whole until unreferenced
     } else if (!s.ok()) {
@@ -197,9 +250,6 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
   if (!io.ok()) {
     return io;
   }
-  Options options;
-  options.env = Env::Default();
-  ImmutableOptions ioptions(options);
   std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>>
       found;
   std::vector<uint64_t> mediums;
@@ -213,25 +263,8 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       continue;
     }
     const std::string path = dir_ + "/" + name;
-    uint64_t size = 0;
-    std::unique_ptr<RandomAccessFileReader> file;
-    Status s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
-    if (s.ok()) {
-      s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file,
-                                         nullptr);
-    }
     std::unique_ptr<TableProperties> props;
-    ReadOptions read_options;
-    read_options.io_activity = CurrentIOActivity();
-    // The inner table format is not known here: try each of RocksDB's.
-    for (uint64_t magic :
-         {kBlockBasedTableMagicNumber, kPlainTableMagicNumber,
-          kLegacyPlainTableMagicNumber, kCuckooTableMagicNumber}) {
-      if (file == nullptr) break;
-      s = ReadTableProperties(file.get(), size, magic, ioptions, read_options,
-                              &props);
-      if (!s.IsCorruption()) break;  // a wrong magic number is Corruption
-    }
+    Status s = ReadSstProperties(fs, path, &props);
     if (s.IsPathNotFound() || s.IsNotFound()) {
       continue;  // deleted since the listing
     }
@@ -268,6 +301,7 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
       continue;
     }
+    AccountLocked(m);  // written by an earlier session
     // Runs nothing points into, whose punch a crash may have lost (Punch
     // keeps the header and footer). Files this session writes now are not
     // complete yet; their runs are all live.
@@ -276,6 +310,23 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
     if (!freed.empty()) dead->push_back({m, std::move(freed)});
   }
   return Status::OK();
+}
+
+bool MediumFileTracker::RefsOf(uint64_t sst_number, MediumRefs* refs) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sst_refs_.find(sst_number);
+  if (it == sst_refs_.end()) return false;
+  *refs = it->second.refs;
+  return true;
+}
+
+uint64_t MediumFileTracker::LivePointers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t pointers = 0;
+  for (const auto& [sst, entry] : sst_refs_) {
+    for (const auto& [number, ref] : entry.refs) pointers += ref.pointers;
+  }
+  return pointers;
 }
 
 bool MediumFileTracker::seeded() const {

@@ -73,6 +73,7 @@ class MediumFileTracker : public BuildRegistry {
   void BuildStarted(uint64_t sst_number,
                     const std::string& session_id) override;
   void BuildFinished(uint64_t sst_number) override;
+  void MediumFileWritten(const std::string& path) override;
 
   // An SST exists with these properties. Idempotent. A different DB id than
   // before means the directory holds a new DB (DestroyDB, then Open):
@@ -88,6 +89,12 @@ class MediumFileTracker : public BuildRegistry {
   void EnsureSeeded();
 
   bool seeded() const;
+
+  // The references of SST `sst_number` when it is registered.
+  bool RefsOf(uint64_t sst_number, MediumRefs* refs) const;
+  // Pointers held by the registered SSTs: the medium values not yet written
+  // back inline at the merge level.
+  uint64_t LivePointers() const;
 
   // Medium bytes on disk against the bytes live SSTs still point to. Dead
   // bytes remain where a run cannot be punched: within a file-system block
@@ -118,6 +125,9 @@ class MediumFileTracker : public BuildRegistry {
   Status SeedLocked(std::vector<DeadRuns>* dead);
   void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
   void DeleteMediumFileLocked(uint64_t number);
+  // Tells the SstFileManager, when there is one, that medium file `number`
+  // now occupies its allocated bytes on disk.
+  void AccountLocked(uint64_t number);
   // The runs of `medium_number` that some registered SST points into.
   MediumRuns LiveRunsLocked(uint64_t medium_number) const;
   // Punches `dead` outside the lock: only runs no SST points into are listed,
@@ -149,6 +159,16 @@ class MediumFileTracker : public BuildRegistry {
 // drives MediumFileTracker from RocksDB's events; HybridTable's option
 // validation looks for it.
 const char* const kHybridKVListenerName = "HybridKVListener";
+
+// Reads the table properties of the SST at `path`, whatever its table format.
+Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
+                         std::unique_ptr<TableProperties>* props);
+
+// The medium files the SST at `path` references: from its properties, or by
+// reading its entries when it was not built by HybridKV.
+Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path, MediumRefs* refs);
 
 // "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.
 uint64_t SstNumberOf(const std::string& path);

@@ -337,6 +337,7 @@ Status HybridTableBuilder::Finish() {
         c.medium_values_extracted += medium_->num_records();
         c.medium_bytes_extracted += medium_->value_bytes();
         c.medium_files_created++;
+        tracker_->MediumFileWritten(medium_->path());
         ROCKS_LOG_INFO(
             logger_,
             "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64

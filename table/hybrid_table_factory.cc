@@ -335,7 +335,8 @@ Status HybridTableFactory::NewTableReader(
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     std::unique_ptr<TableReader>* table_reader,
     bool prefetch_index_and_filter_in_cache) const {
-  const std::string dir = DirName(file->file_name());  // before `file` moves
+  const std::string sst_path = file->file_name();  // before `file` moves
+  const std::string dir = DirName(sst_path);
   std::unique_ptr<TableReader> inner_reader;
   Status s = options_.inner->NewTableReader(
       ro, table_reader_options, std::move(file), file_size, &inner_reader,
@@ -374,8 +375,10 @@ Status HybridTableFactory::NewTableReader(
                                 table_reader_options.level);
     }
   }
-  table_reader->reset(
-      new HybridTableReader(std::move(inner_reader), std::move(context)));
+  auto reader = std::make_unique<HybridTableReader>(std::move(inner_reader),
+                                                    std::move(context));
+  s = reader->CheckMediumFilesPresent(sst_path);
+  if (s.ok()) *table_reader = std::move(reader);
   return s;
 }
 

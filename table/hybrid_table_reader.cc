@@ -511,15 +511,32 @@ void HybridTableReader::RecordResolved(uint64_t value_bytes,
   counters.resolve_bytes_read += bytes_read;
 }
 
+Status HybridTableReader::CheckMediumFilesPresent(const std::string& sst_path) {
+  if (refs_.empty()) {
+    return Status::OK();
+  }
+  for (const auto& [number, ref] : refs_) {
+    Status s = context_.state->medium_files.CheckPresent(
+        context_.fs, context_.dirs, number, "SST " + sst_path);
+    if (!s.ok()) return s;
+  }
+  // A missing secret is not checked here: reads do without it, and
+  // compactions refuse with a message that names it.
+  return Status::OK();
+}
+
 Status HybridTableReader::GetSecret(SipKey* secret) {
   Status s = GetDbSecret(context_.fs, context_.dirs.front(), context_.db_id,
                          /*create=*/false, secret);
   if (s.IsNotFound()) {
     return Status::Corruption(
         "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
-        " is missing, but SSTs hold medium pointers. Restore the file from a "
-        "backup or checkpoint of this DB; compactions cannot proceed without "
-        "it.");
+        " is missing, but SSTs hold medium pointers, which cannot be told "
+        "from values without it. This DB was probably copied by a tool that "
+        "does not know HybridKV's files: restore it with "
+        "hybridkv::RestoreDBFromBackup from a backup made by "
+        "hybridkv::CreateNewBackup, or copy it with Checkpoint on the handle "
+        "of hybridkv::Open.");
   }
   return s;
 }

@@ -160,6 +160,9 @@ class HybridTableReader : public TableReader {
   // missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
+  // OK when every medium file this table points into is there. A DB copied without HybridKV's files then fails at open, where its
+  // table readers are opened, with a message that says how to copy it.
+  Status CheckMediumFilesPresent(const std::string& sst_path);
   // The wrapped format's reader (ScanPrefetcher's lookahead reads through it).
   TableReader* inner() const { return inner_.get(); }
   // The medium files this table points into, with the runs of its records.

@@ -11,11 +11,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/status.h"
 #include "rocksdb/table.h"
+#include "rocksdb/utilities/backup_engine.h"
+#include "rocksdb/utilities/stackable_db.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -159,11 +162,75 @@ struct HybridStatistics {
 // Fills `*stats` for `db`.
 Status GetStatistics(DB* db, HybridStatistics* stats);
 
-// Like Checkpoint::CreateCheckpoint, but the checkpoint also holds the DB's
-// medium files and its secret, so it opens and reads every value.
-// `checkpoint_dir` must not exist yet. File deletions are disabled for the
-// duration, so every medium file an SST of the checkpoint references is still
-// there to link (or copy, across file systems).
+// HybridKV's DB handle. Use it where RocksDB's tools take a DB*: it is a
+// StackableDB whose GetLiveFilesStorageInfo and GetLiveFiles list HybridKV's
+// files (the medium files the listed SSTs point into, and HYBRIDKV-SECRET)
+// beside RocksDB's, so Checkpoint::Create(handle) and replication that copies
+// the listed files make copies that read every value; and it answers the
+// `hybridkv.*` properties below. Everything else passes through.
+//
+// Opens the DB as DB::Open does and returns the handle, which owns it.
+Status Open(const Options& options, const std::string& name,
+            StackableDB** dbptr);
+Status Open(const DBOptions& db_options, const std::string& name,
+            const std::vector<ColumnFamilyDescriptor>& column_families,
+            std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr);
+// A handle over `db`, opened otherwise (read-only, a TransactionDB, an
+// OptimisticTransactionDB): `db` stays the caller's and must outlive it. A
+// TransactionDB can also sit on top of the handle of Open
+// (TransactionDB::WrapStackableDB).
+std::unique_ptr<StackableDB> NewHandle(DB* db);
+
+// Properties the handle answers (GetIntProperty, GetProperty), for the whole
+// DB whatever the column family.
+const char* const kPropertyPrefix = "hybridkv.";
+// Medium files on disk, and the bytes they occupy (punched ranges excluded).
+const char* const kPropertyMediumFiles = "hybridkv.medium-files";
+const char* const kPropertyMediumFileBytes = "hybridkv.medium-file-bytes";
+// Bytes of the medium records live SSTs point to.
+const char* const kPropertyMediumLiveBytes = "hybridkv.medium-live-bytes";
+// Pointers in live SSTs: medium values not yet written back inline at the
+// merge level.
+const char* const kPropertyMediumPointers = "hybridkv.medium-pointers";
+// Dead medium bytes freed in place since the process started.
+const char* const kPropertyMediumBytesPunched = "hybridkv.medium-bytes-punched";
+
+// Backups on RocksDB's BackupEngine (same engine, options and directory;
+// RocksDB's VerifyBackup, PurgeOldBackups, DeleteBackup and GetBackupInfo work
+// on them). BackupEngine restores only names RocksDB knows, so these hold
+// medium files as "<n>.blob" and the secret in the backup's app metadata;
+// restore them with hybridkv::RestoreDBFromBackup, which puts both back.
+// Incremental as RocksDB's: a medium file unchanged since the last backup is
+// not copied again.
+//
+// Like BackupEngine::CreateNewBackup. `db` may be any handle of the DB (the
+// one of Open, the DB* of DB::Open, a TransactionDB). Hard-links each medium
+// file in the DB directory for the length of the backup (RocksDB deletes
+// links a crash leaves at the next open).
+Status CreateNewBackup(BackupEngine* engine, DB* db,
+                       const CreateBackupOptions& options = {},
+                       BackupID* new_backup_id = nullptr);
+// Like BackupEngine::RestoreDBFromBackup. First checks that the backup holds
+// every medium file its SSTs point into, and refuses at once, naming the
+// missing files, when it does not (e.g. a backup made by RocksDB's own
+// CreateNewBackup). `db_env`: the Env given to BackupEngine::Open.
+Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine,
+                           BackupID backup_id, const std::string& db_dir,
+                           const std::string& wal_dir,
+                           const RestoreOptions& options = RestoreOptions(),
+                           Env* db_env = Env::Default());
+Status RestoreDBFromLatestBackup(BackupEngineReadOnlyBase* engine,
+                                 const std::string& db_dir,
+                                 const std::string& wal_dir,
+                                 const RestoreOptions& options = RestoreOptions(),
+                                 Env* db_env = Env::Default());
+// BackupEngine::VerifyBackup, and the check above.
+Status VerifyBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
+                    bool verify_with_checksum = false);
+
+// Checkpoint::CreateCheckpoint on NewHandle(db): the checkpoint also holds
+// the medium files its SSTs point into and the secret, so it opens and reads
+// every value. `checkpoint_dir` must not exist yet.
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir);
 
 // Like DestroyDB, and also removes the DB's medium files and secret. Fails,

@@ -1,0 +1,358 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// Backups of HybridKV DBs on RocksDB's BackupEngine: same engine, options and
+// directory, same VerifyBackup, PurgeOldBackups and DeleteBackup. Only the
+// names change. BackupEngine restores only file names that RocksDB's
+// ParseFileName accepts, and "<n>.medium" is not one of them, so a medium file
+// goes into the backup as "<n>.blob" (n is the number of the flush's SST, which
+// no blob file can have), through a hard link made in the DB directory for
+// the length of the backup, and comes back under its own name at restore. The
+// secret and the list of medium files go into the backup's app metadata,
+// which BackupEngine keeps with the backup:
+//
+// Backup metadata format, version 1 (text, one field a line):
+//
+// clang-format off
+//   hybridkv-backup 1
+//   secret <hex of HYBRIDKV-SECRET's bytes; empty when the DB has none>
+//   medium <n> <n> ...      (decimal, ascending)
+//   crc <crc32c of the lines above, masked, 8 hex digits>
+// clang-format on
+//
+// docs/deployability.md says why this and not a backup format of our own.
+#include <cinttypes>
+#include <limits>
+#include <sstream>
+
+#include "file/filename.h"
+#include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/plugin/live_files.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/utilities/stackable_db.h"
+#include "util/crc32c.h"
+#include "util/string_util.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+const char* const kMetadataTag = "hybridkv-backup";
+constexpr int kMetadataVersion = 1;
+
+struct BackupMetadata {
+  std::string secret;  // the secret file's bytes
+  std::set<uint64_t> medium_numbers;
+};
+
+std::string EncodeMetadata(const BackupMetadata& m) {
+  std::string body = std::string(kMetadataTag) + " " +
+                     std::to_string(kMetadataVersion) + "\nsecret " +
+                     Slice(m.secret).ToString(/*hex=*/true) + "\nmedium";
+  for (uint64_t n : m.medium_numbers) body += " " + std::to_string(n);
+  body += "\n";
+  char crc[16];
+  snprintf(crc, sizeof(crc), "%08x",
+           crc32c::Mask(crc32c::Value(body.data(), body.size())));
+  return body + "crc " + crc + "\n";
+}
+
+// NotFound when `text` is not HybridKV's metadata (a backup RocksDB's
+// CreateNewBackup made).
+Status DecodeMetadata(BackupID id, const std::string& text, BackupMetadata* m) {
+  const std::string tag = std::string(kMetadataTag) + " ";
+  if (!Slice(text).starts_with(tag)) {
+    return Status::NotFound("no HybridKV metadata");
+  }
+  auto bad = [&](const std::string& what) {
+    return Status::Corruption("HybridKV: backup " + std::to_string(id) +
+                              ": its HybridKV metadata " + what +
+                              ". The backup cannot be restored readable; "
+                              "restore an older backup.");
+  };
+  const size_t crc_at = text.rfind("crc ");
+  if (crc_at == std::string::npos) return bad("has no checksum");
+  const uint32_t want = static_cast<uint32_t>(
+      strtoul(text.c_str() + crc_at + 4, nullptr, 16));
+  if (crc32c::Unmask(want) != crc32c::Value(text.data(), crc_at)) {
+    return bad("fails its checksum");
+  }
+  std::istringstream in(text.substr(0, crc_at));
+  std::string word;
+  int version = 0;
+  in >> word >> version;
+  if (version != kMetadataVersion) {
+    return Status::NotSupported("HybridKV: backup " + std::to_string(id) +
+                                " has metadata version " +
+                                std::to_string(version) +
+                                ", which this HybridKV does not know. Restore "
+                                "it with the HybridKV that made it or newer.");
+  }
+  std::string line;
+  std::getline(in, line);  // the rest of the first line
+  while (std::getline(in, line)) {
+    if (Slice(line).starts_with("secret ")) {
+      if (!Slice(line.substr(7)).DecodeHex(&m->secret)) {
+        return bad("has a secret that is not hex");
+      }
+    } else if (Slice(line).starts_with("medium")) {
+      std::istringstream numbers(line.substr(6));
+      uint64_t n = 0;
+      while (numbers >> n) m->medium_numbers.insert(n);
+    }
+  }
+  return Status::OK();
+}
+
+// The name a backup holds medium file `number` under, and the link that gives
+// it that name in the DB directory while the backup runs.
+std::string AliasName(uint64_t number) {
+  return BlobFileName(number);  // "000123.blob"
+}
+
+// The DB as BackupEngine sees it: the list of live files taken once, before
+// the backup starts, with medium files under their alias names. The file
+// deletions that hybridkv::CreateNewBackup disables keep every listed file
+// until it ends.
+class BackupView : public StackableDB {
+ public:
+  BackupView(DB* db, std::vector<LiveFileStorageInfo> files,
+             SequenceNumber sequence)
+      : StackableDB(std::shared_ptr<DB>(db, [](DB*) {})),
+        files_(std::move(files)),
+        sequence_(sequence) {}
+
+  Status GetLiveFilesStorageInfo(
+      const LiveFilesStorageInfoOptions& /*opts*/,
+      std::vector<LiveFileStorageInfo>* files) override {
+    *files = files_;
+    return Status::OK();
+  }
+  SequenceNumber GetLatestSequenceNumber() const override { return sequence_; }
+
+ private:
+  const std::vector<LiveFileStorageInfo> files_;
+  const SequenceNumber sequence_;
+};
+
+// Lists `root`'s files for a backup made with `options`, links each medium
+// file under its alias, and fills `metadata`. `*aliases` names the links made,
+// for the caller to remove.
+Status ListForBackup(DB* root, const CreateBackupOptions& options,
+                     std::vector<LiveFileStorageInfo>* files,
+                     BackupMetadata* metadata,
+                     std::vector<std::string>* aliases) {
+  LiveFilesStorageInfoOptions opts;
+  // As BackupEngine asks: checksums only with RocksDB's crc32c generator.
+  const auto& gen = root->GetDBOptions().file_checksum_gen_factory;
+  opts.include_checksum_info =
+      gen != nullptr &&
+      std::string(gen->Name()) == "FileChecksumGenCrc32cFactory";
+  opts.wal_size_for_flush = options.flush_before_backup
+                                ? 0
+                                : std::numeric_limits<uint64_t>::max();
+  Status s = root->GetLiveFilesStorageInfo(opts, files);
+  HybridKVFiles found;
+  if (s.ok()) s = FindHybridKVFiles(root, *files, &found);
+  if (!s.ok()) return s;
+  const std::shared_ptr<FileSystem>& fs = root->GetEnv()->GetFileSystem();
+  if (found.has_secret) {
+    s = ReadFileToString(fs.get(), found.dir + "/" + kSecretFileName,
+                         &metadata->secret);
+    if (!s.ok()) return s;
+  }
+  metadata->medium_numbers = found.medium_numbers;
+  for (uint64_t number : found.medium_numbers) {
+    const std::string alias = found.dir + "/" + AliasName(number);
+    // A link left by a backup that crashed (RocksDB deletes those at open).
+    fs->DeleteFile(alias, IOOptions(), nullptr).PermitUncheckedError();
+    s = fs->LinkFile(MediumFileName(found.dir, number), alias, IOOptions(),
+                     nullptr);
+    if (s.IsNotSupported()) {
+      return Status::NotSupported(
+          "HybridKV: the DB's file system cannot hard-link, which "
+          "hybridkv::CreateNewBackup needs to give medium files names "
+          "BackupEngine restores: " +
+          s.ToString());
+    }
+    if (!s.ok()) return s;
+    aliases->push_back(alias);
+    LiveFileStorageInfo entry;
+    s = MediumFileEntry(root, found.dir, number, AliasName(number), &entry);
+    if (!s.ok()) return s;
+    files->push_back(std::move(entry));
+  }
+  return Status::OK();
+}
+
+// The DB file name of backup file `relative` (shared/<name>,
+// private/<id>/<name>, or shared_checksum/<number>_<checksum and/or
+// session>.<suffix>), as BackupEngine derives it.
+std::string DbFileNameOf(const std::string& relative) {
+  std::string name = relative.substr(relative.find_last_of('/') + 1);
+  if (Slice(relative).starts_with("shared_checksum/") &&
+      name.find('_') != std::string::npos) {
+    name = name.substr(0, name.find('_')) + name.substr(name.rfind('.'));
+  }
+  return name;
+}
+
+// What restoring backup `id` would lack: medium files its SSTs point into that
+// it does not hold, and (for backups made here) files its meta file lists that
+// are gone. OK when nothing is missing.
+Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
+                     BackupMetadata* metadata) {
+  BackupInfo info;
+  Status s = engine->GetBackupInfo(id, &info, /*include_file_details=*/true);
+  if (!s.ok()) return s;
+  s = DecodeMetadata(id, info.app_metadata, metadata);
+  const bool ours = s.ok();
+  if (!ours && !s.IsNotFound()) return s;
+  const std::shared_ptr<FileSystem>& backup_fs =
+      info.env_for_open->GetFileSystem();
+  std::set<uint64_t> needed = metadata->medium_numbers;
+  std::set<std::string> held;  // DB file names that are there
+  std::string missing;
+  size_t count = 0;
+  auto note_missing = [&](const std::string& name) {
+    if (++count <= 5) missing += (missing.empty() ? "" : ", ") + name;
+  };
+  for (const BackupFileInfo& f : info.file_details) {
+    const std::string name = DbFileNameOf(f.relative_filename);
+    uint64_t number = 0;
+    FileType type;
+    const bool parsed = ParseFileName(name, &number, &type);
+    // The meta file outlives files deleted by hand. (f.directory is
+    // <backup dir>/private/<id>.)
+    const std::string path =
+        DirName(DirName(f.directory)) + "/" + f.relative_filename;
+    if (!backup_fs->FileExists(path, IOOptions(), nullptr).ok()) {
+      note_missing(ours && parsed && type == kBlobFile && needed.count(number)
+                       ? std::to_string(number) + ".medium (as " +
+                             f.relative_filename + ")"
+                       : f.relative_filename);
+      continue;
+    }
+    held.insert(name);
+    if (!ours && parsed && type == kTableFile) {
+      // Made by RocksDB's own CreateNewBackup: read what its SSTs point into.
+      MediumRefs refs;
+      s = ReadSstMediumRefs(backup_fs,
+                            MakeTableFileName(info.name_for_open, number),
+                            &refs);
+      if (!s.ok()) return s;
+      for (const auto& [medium, ref] : refs) needed.insert(medium);
+    }
+  }
+  for (uint64_t n : needed) {
+    if (!ours || held.count(AliasName(n)) == 0) {
+      note_missing(std::to_string(n) + ".medium");
+    }
+  }
+  if (count == 0) return Status::OK();
+  const std::string which =
+      missing + (count > 5 ? " and " + std::to_string(count - 5) + " more" : "");
+  if (!ours) {
+    return Status::Corruption(
+        "HybridKV: backup " + std::to_string(id) +
+        " cannot be restored to a readable DB: it lacks " +
+        std::to_string(count) + " files its SSTs need (" + which +
+        "). It was made by RocksDB's BackupEngine::CreateNewBackup, which does "
+        "not know HybridKV's files. Make backups with "
+        "hybridkv::CreateNewBackup.");
+  }
+  return Status::Corruption("HybridKV: backup " + std::to_string(id) +
+                            " is incomplete: it lacks " +
+                            std::to_string(count) + " files (" + which +
+                            "). Restore another backup.");
+}
+
+// Puts back what the backup held under other names: the secret and the
+// medium files.
+Status FinishRestore(const BackupMetadata& metadata, const std::string& db_dir,
+                     const std::shared_ptr<FileSystem>& fs) {
+  IOStatus s;
+  if (!metadata.secret.empty()) {
+    const std::string path = db_dir + "/" + kSecretFileName;
+    s = WriteStringToFile(fs.get(), metadata.secret, path + ".tmp",
+                          /*should_sync=*/true);
+    if (s.ok()) s = fs->RenameFile(path + ".tmp", path, IOOptions(), nullptr);
+  }
+  for (uint64_t n : metadata.medium_numbers) {
+    if (!s.ok()) break;
+    s = fs->RenameFile(db_dir + "/" + AliasName(n), MediumFileName(db_dir, n),
+                       IOOptions(), nullptr);
+  }
+  if (s.ok()) {
+    std::unique_ptr<FSDirectory> dir;
+    s = fs->NewDirectory(db_dir, IOOptions(), &dir, nullptr);
+    if (s.ok()) s = dir->FsyncWithDirOptions(IOOptions(), nullptr, {});
+  }
+  return s;
+}
+
+}  // namespace
+
+Status CreateNewBackup(BackupEngine* engine, DB* db,
+                       const CreateBackupOptions& options,
+                       BackupID* new_backup_id) {
+  DB* root = db->GetRootDB();
+  Status s = root->DisableFileDeletions();
+  if (!s.ok()) return s;
+  std::vector<LiveFileStorageInfo> files;
+  BackupMetadata metadata;
+  std::vector<std::string> aliases;
+  const SequenceNumber sequence = root->GetLatestSequenceNumber();
+  s = ListForBackup(root, options, &files, &metadata, &aliases);
+  if (s.ok()) {
+    BackupView view(root, std::move(files), sequence);
+    s = engine->CreateNewBackupWithMetadata(options, &view,
+                                            EncodeMetadata(metadata),
+                                            new_backup_id);
+  }
+  const std::shared_ptr<FileSystem>& fs = root->GetEnv()->GetFileSystem();
+  for (const std::string& alias : aliases) {
+    fs->DeleteFile(alias, IOOptions(), nullptr).PermitUncheckedError();
+  }
+  Status enable = root->EnableFileDeletions();
+  return s.ok() ? enable : s;
+}
+
+Status VerifyBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
+                    bool verify_with_checksum) {
+  Status s = engine->VerifyBackup(backup_id, verify_with_checksum);
+  BackupMetadata metadata;
+  if (s.ok()) s = CheckComplete(engine, backup_id, &metadata);
+  return s;
+}
+
+Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine,
+                           BackupID backup_id, const std::string& db_dir,
+                           const std::string& wal_dir,
+                           const RestoreOptions& options, Env* db_env) {
+  BackupMetadata metadata;
+  Status s = CheckComplete(engine, backup_id, &metadata);
+  if (s.ok()) {
+    s = engine->RestoreDBFromBackup(options, backup_id, db_dir, wal_dir);
+  }
+  if (s.ok()) {
+    s = FinishRestore(metadata, db_dir, db_env->GetFileSystem());
+  }
+  return s;
+}
+
+Status RestoreDBFromLatestBackup(BackupEngineReadOnlyBase* engine,
+                                 const std::string& db_dir,
+                                 const std::string& wal_dir,
+                                 const RestoreOptions& options, Env* db_env) {
+  BackupInfo latest;
+  Status s = engine->GetLatestBackupInfo(&latest);
+  if (!s.ok()) return s;
+  return RestoreDBFromBackup(engine, latest.backup_id, db_dir, wal_dir,
+                             options, db_env);
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,110 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/plugin/hybrid_db.h"
+
+#include "file/filename.h"
+#include "plugin/hybridkv/blob/db_state.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/plugin/live_files.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+Status HybridDB::GetLiveFilesStorageInfo(
+    const LiveFilesStorageInfoOptions& opts,
+    std::vector<LiveFileStorageInfo>* files) {
+  Status s = db_->GetRootDB()->GetLiveFilesStorageInfo(opts, files);
+  HybridKVFiles found;
+  if (s.ok()) s = FindHybridKVFiles(db_, *files, &found);
+  if (s.ok()) s = AppendHybridKVFiles(db_, found, files);
+  return s;
+}
+
+Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
+                              uint64_t* manifest_file_size,
+                              bool flush_memtable) {
+  Status s =
+      db_->GetRootDB()->GetLiveFiles(files, manifest_file_size, flush_memtable);
+  if (!s.ok()) return s;
+  std::vector<uint64_t> ssts;
+  for (const std::string& name : files) {  // "/000123.sst"
+    uint64_t number = 0;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == kTableFile) {
+      ssts.push_back(number);
+    }
+  }
+  HybridKVFiles found;
+  s = FindHybridKVFiles(db_, GetName(), ssts, &found);
+  if (!s.ok()) return s;
+  std::vector<LiveFileStorageInfo> entries;
+  s = AppendHybridKVFiles(db_, found, &entries);
+  for (const LiveFileStorageInfo& e : entries) {
+    files.push_back("/" + e.relative_filename);
+  }
+  return s;
+}
+
+bool HybridDB::GetIntProperty(ColumnFamilyHandle* column_family,
+                              const Slice& property, uint64_t* value) {
+  return GetHybridKVProperty(db_, property, value) ||
+         db_->GetIntProperty(column_family, property, value);
+}
+
+bool HybridDB::GetProperty(ColumnFamilyHandle* column_family,
+                           const Slice& property, std::string* value) {
+  uint64_t number = 0;
+  if (GetHybridKVProperty(db_, property, &number)) {
+    *value = std::to_string(number);
+    return true;
+  }
+  return db_->GetProperty(column_family, property, value);
+}
+
+Status Open(const Options& options, const std::string& name,
+            StackableDB** dbptr) {
+  *dbptr = nullptr;
+  DB* db = nullptr;
+  Status s = OpenDB(options, name, &db);
+  if (s.ok()) *dbptr = new HybridDB(db);
+  return s;
+}
+
+Status Open(const DBOptions& db_options, const std::string& name,
+            const std::vector<ColumnFamilyDescriptor>& column_families,
+            std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr) {
+  *dbptr = nullptr;
+  DB* db = nullptr;
+  Status s = OpenDB(db_options, name, column_families, handles, &db);
+  if (s.ok()) *dbptr = new HybridDB(db);
+  return s;
+}
+
+std::unique_ptr<StackableDB> NewHandle(DB* db) {
+  return std::make_unique<HybridDB>(std::shared_ptr<DB>(db, [](DB*) {}));
+}
+
+bool GetHybridKVProperty(DB* db, const Slice& property, uint64_t* value) {
+  if (!property.starts_with(kPropertyPrefix)) return false;
+  HybridStatistics stats;
+  const bool pointers = property == Slice(kPropertyMediumPointers);
+  if (!pointers && !GetStatistics(db, &stats).ok()) return false;
+  if (pointers) {
+    *value = DbStateFor(db->GetName())->tracker().LivePointers();
+  } else if (property == Slice(kPropertyMediumFiles)) {
+    *value = stats.live_medium_files;
+  } else if (property == Slice(kPropertyMediumFileBytes)) {
+    *value = stats.live_medium_bytes;
+  } else if (property == Slice(kPropertyMediumLiveBytes)) {
+    *value = stats.referenced_medium_live_bytes;
+  } else if (property == Slice(kPropertyMediumBytesPunched)) {
+    *value = stats.medium_bytes_punched;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,49 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// HybridDB: HybridKV's DB handle, a StackableDB. It lists HybridKV's own files
+// beside RocksDB's (GetLiveFilesStorageInfo, GetLiveFiles), so RocksDB's
+// Checkpoint, and replication that copies the listed files, copy a DB that
+// reads every value; and it answers the `hybridkv.*` properties. Everything
+// else passes through to the DB underneath.
+//
+// Depends on plugin/live_files.h, blob/ and RocksDB's public headers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocksdb/utilities/stackable_db.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+class HybridDB : public StackableDB {
+ public:
+  // Owns `db`.
+  explicit HybridDB(DB* db) : StackableDB(db) {}
+  // Shares `db`: a handle over a DB that another object owns, such as a
+  // TransactionDB.
+  explicit HybridDB(std::shared_ptr<DB> db) : StackableDB(std::move(db)) {}
+
+  using StackableDB::GetIntProperty;
+  using StackableDB::GetProperty;
+
+  Status GetLiveFilesStorageInfo(
+      const LiveFilesStorageInfoOptions& opts,
+      std::vector<LiveFileStorageInfo>* files) override;
+  Status GetLiveFiles(std::vector<std::string>& files,
+                      uint64_t* manifest_file_size,
+                      bool flush_memtable = true) override;
+  bool GetIntProperty(ColumnFamilyHandle* column_family,
+                      const Slice& property, uint64_t* value) override;
+  bool GetProperty(ColumnFamilyHandle* column_family, const Slice& property,
+                   std::string* value) override;
+};
+
+// The value of HybridKV property `property` ("hybridkv.<name>") of the DB in
+// `db`; false when there is no such property.
+bool GetHybridKVProperty(DB* db, const Slice& property, uint64_t* value);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,100 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/plugin/live_files.h"
+
+#include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/db_state.h"
+#include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "file/filename.h"
+#include "rocksdb/file_system.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+Status FindHybridKVFiles(DB* db, const std::string& dir,
+                         const std::vector<uint64_t>& sst_numbers,
+                         HybridKVFiles* found) {
+  const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
+  MediumFileTracker& tracker = DbStateFor(dir)->tracker();
+  found->dir = dir;
+  for (uint64_t sst : sst_numbers) {
+    MediumRefs refs;
+    // The tracker knows the SSTs RocksDB reported; others (written before
+    // this process, or with the listener off) say so in their properties.
+    if (!tracker.RefsOf(sst, &refs)) {
+      Status s = ReadSstMediumRefs(fs, MakeTableFileName(dir, sst), &refs);
+      if (!s.ok()) {
+        return Status::Corruption("HybridKV: cannot tell which medium files SST " +
+                                  MakeTableFileName(dir, sst) +
+                                  " points into, so a copy of it could not be "
+                                  "made complete: " +
+                                  s.ToString());
+      }
+    }
+    for (const auto& [number, ref] : refs) found->medium_numbers.insert(number);
+  }
+  found->has_secret =
+      fs->FileExists(dir + "/" + kSecretFileName, IOOptions(), nullptr).ok();
+  if (!found->medium_numbers.empty() && !found->has_secret) {
+    return Status::Corruption("HybridKV: " + dir + "/" + kSecretFileName +
+                              " is missing, but SSTs hold medium pointers; a "
+                              "copy without it could not read them.");
+  }
+  return Status::OK();
+}
+
+Status FindHybridKVFiles(DB* db,
+                         const std::vector<LiveFileStorageInfo>& rocksdb_files,
+                         HybridKVFiles* found) {
+  std::string dir = db->GetName();
+  std::vector<uint64_t> ssts;
+  for (const LiveFileStorageInfo& f : rocksdb_files) {
+    if (f.file_type == kTableFile) {
+      dir = f.directory;  // Checkpoint and BackupEngine allow one directory
+      ssts.push_back(f.file_number);
+    }
+  }
+  return FindHybridKVFiles(db, dir, ssts, found);
+}
+
+Status MediumFileEntry(DB* db, const std::string& dir, uint64_t number,
+                       const std::string& relative_filename,
+                       LiveFileStorageInfo* entry) {
+  entry->relative_filename = relative_filename;
+  entry->directory = dir;
+  entry->file_number = number;
+  entry->file_type = kBlobFile;
+  entry->temperature = Temperature::kUnknown;
+  entry->file_checksum = kUnknownFileChecksum;
+  entry->file_checksum_func_name = kUnknownFileChecksumFuncName;
+  return db->GetEnv()->GetFileSystem()->GetFileSize(
+      dir + "/" + relative_filename, IOOptions(), &entry->size, nullptr);
+}
+
+Status AppendHybridKVFiles(DB* db, const HybridKVFiles& found,
+                           std::vector<LiveFileStorageInfo>* files) {
+  for (uint64_t number : found.medium_numbers) {
+    LiveFileStorageInfo entry;
+    const std::string path = MediumFileName(found.dir, number);
+    Status s = MediumFileEntry(db, found.dir, number,
+                               path.substr(found.dir.size() + 1), &entry);
+    if (!s.ok()) {
+      return Status::Corruption("HybridKV: medium file " + path +
+                                " is referenced by a listed SST but cannot be "
+                                "listed: " +
+                                s.ToString());
+    }
+    files->push_back(std::move(entry));
+  }
+  if (found.has_secret) {
+    LiveFileStorageInfo entry;
+    Status s = MediumFileEntry(db, found.dir, 0, kSecretFileName, &entry);
+    if (!s.ok()) return s;
+    entry.file_type = kIdentityFile;
+    files->push_back(std::move(entry));
+  }
+  return Status::OK();
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,595 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// RocksDB's own tools that copy, list or follow a DB, against HybridKV DBs on
+// disk holding all three classes (pointers above the merge level, inline
+// values below it, large values in BlobDB): Checkpoint and BackupEngine
+// through HybridKV's handle and backup API, copies made without them (refused
+// at restore or at the copy's first open, never read wrong), DestroyDB,
+// read-only opens, properties, the SstFileManager, DeleteFilesInRange, and
+// TransactionDB. The source DB writes, flushes and compacts during and after
+// every copy.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+#include <thread>
+
+#include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "rocksdb/db.h"
+#include "file/file_util.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/sst_file_manager.h"
+#include "rocksdb/utilities/backup_engine.h"
+#include "rocksdb/utilities/checkpoint.h"
+#include "rocksdb/utilities/optimistic_transaction_db.h"
+#include "rocksdb/utilities/transaction_db.h"
+#include "test_util.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+// The value of `key`: small, medium or large by a hash of the key (the MD mix,
+// 20/60/20), derived from the key so that any copy can be checked.
+std::string ValueOf(const std::string& key) {
+  const size_t h = std::hash<std::string>()(key);
+  const size_t size = h % 5 == 0 ? 20 : h % 5 == 4 ? 2000 : 200;
+  std::string v = key + ":";
+  while (v.size() < size) v += static_cast<char>('a' + (h + v.size()) % 26);
+  v.resize(size);
+  return v;
+}
+
+std::string BaseKey(int i) { return "base" + std::to_string(100000 + i); }
+
+// Small buffers and levels, so a few thousand keys make several levels:
+// pointers above the merge level (the deepest), inline values in it.
+Options SmallLsmOptions() {
+  Options options;
+  options.create_if_missing = true;
+  EXPECT_OK(ConfigureOptions(&options));
+  options.write_buffer_size = 128 << 10;
+  options.target_file_size_base = 128 << 10;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.max_bytes_for_level_multiplier = 4;
+  options.level0_file_num_compaction_trigger = 2;
+  return options;
+}
+
+void LoadBase(DB* db, int n) {
+  for (int i = 0; i < n; ++i) {
+    ASSERT_OK(db->Put(WriteOptions(), BaseKey(i), ValueOf(BaseKey(i))));
+    if (i % 1000 == 999) {
+      ASSERT_OK(db->Flush(FlushOptions()));
+    }
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+}
+
+// Writes "live" keys, flushing every 300, until stopped: the DB flushes and
+// compacts while a copy is made.
+class BackgroundWriter {
+ public:
+  explicit BackgroundWriter(DB* db)
+      : thread_([this, db] {
+          for (int i = 0; !stop_.load(); ++i) {
+            const std::string key = "live" + std::to_string(1000000 + i);
+            if (!db->Put(WriteOptions(), key, ValueOf(key)).ok()) failures_++;
+            if (i % 300 == 299 && !db->Flush(FlushOptions()).ok()) failures_++;
+          }
+        }) {}
+  ~BackgroundWriter() { Stop(); }
+  int Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return failures_;
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> failures_{0};
+  std::thread thread_;
+};
+
+// Every base key reads its value; every other key present reads its value.
+void VerifyCopy(DB* db, int base) {
+  for (int i = 0; i < base; ++i) {
+    std::string value;
+    ASSERT_OK(db->Get(ReadOptions(), BaseKey(i), &value)) << BaseKey(i);
+    ASSERT_EQ(value, ValueOf(BaseKey(i))) << BaseKey(i);
+  }
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  int seen = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++seen) {
+    ASSERT_EQ(it->value().ToString(), ValueOf(it->key().ToString()))
+        << it->key().ToString();
+  }
+  ASSERT_OK(it->status());
+  ASSERT_GE(seen, base);
+}
+
+std::unique_ptr<DB> OpenRaw(const Options& options, const std::string& path,
+                            Status* status = nullptr) {
+  DB* raw = nullptr;
+  Status s = hybridkv::OpenDB(options, path, &raw);
+  if (status != nullptr) {
+    *status = s;
+  } else {
+    EXPECT_OK(s);
+  }
+  return std::unique_ptr<DB>(raw);
+}
+
+std::unique_ptr<StackableDB> OpenHandle(const Options& options,
+                                        const std::string& path) {
+  StackableDB* raw = nullptr;
+  EXPECT_OK(hybridkv::Open(options, path, &raw));
+  return std::unique_ptr<StackableDB>(raw);
+}
+
+// Source and copy differ in what HybridKV still holds: the source freed the
+// medium files that the copy needs (full compaction into the merge level),
+// so the copy reads on its own files.
+void CompactSourceAway(DB* db) {
+  CompactRangeOptions cro;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  ASSERT_OK(db->CompactRange(cro, nullptr, nullptr));
+  ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+}
+
+constexpr int kBase = 4000;
+
+TEST(DeployabilityTest, CheckpointOfHandleWhileWritingReadsEveryValue) {
+  test::ScratchDir dir("ckpt");
+  Options options = SmallLsmOptions();
+  auto db = OpenHandle(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  uint64_t pointers = 0;
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumPointers, &pointers));
+  ASSERT_GT(pointers, 0u) << "no medium pointers: the copy would prove nothing";
+  {
+    BackgroundWriter writer(db.get());
+    Checkpoint* raw = nullptr;
+    ASSERT_OK(Checkpoint::Create(db.get(), &raw));
+    std::unique_ptr<Checkpoint> checkpoint(raw);
+    ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("ckpt")));
+    ASSERT_EQ(writer.Stop(), 0);
+  }
+  const auto copied = test::FilesWithSuffix(dir.Sub("ckpt"), ".medium");
+  ASSERT_FALSE(copied.empty());
+  CompactSourceAway(db.get());
+  EXPECT_TRUE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty())
+      << "the source still holds its medium files";
+  auto copy = OpenRaw(options, dir.Sub("ckpt"));
+  ASSERT_NE(copy, nullptr);
+  VerifyCopy(copy.get(), kBase);
+}
+
+TEST(DeployabilityTest, CheckpointOfRawDbFailsAtFirstOpenNamingTheFix) {
+  test::ScratchDir dir("rawckpt");
+  Options options = SmallLsmOptions();
+  auto db = OpenRaw(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  Checkpoint* raw = nullptr;
+  ASSERT_OK(Checkpoint::Create(db.get(), &raw));
+  std::unique_ptr<Checkpoint> checkpoint(raw);
+  ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("ckpt")));
+  ASSERT_TRUE(test::FilesWithSuffix(dir.Sub("ckpt"), ".medium").empty());
+  Status s;
+  auto copy = OpenRaw(options, dir.Sub("ckpt"), &s);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("Checkpoint on the handle of hybridkv::Open"),
+            std::string::npos)
+      << s.ToString();
+}
+
+TEST(DeployabilityTest, HandleAndHybridCheckpointListTheSameFiles) {
+  test::ScratchDir dir("list");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  auto db = OpenHandle(options, dir.Sub("db"));
+  LoadBase(db.get(), 2000);
+  std::vector<std::string> names;
+  uint64_t manifest_size = 0;
+  ASSERT_OK(db->GetLiveFiles(names, &manifest_size, /*flush_memtable=*/false));
+  std::set<std::string> listed(names.begin(), names.end());
+  for (const std::string& f : test::FilesWithSuffix(dir.Sub("db"), ".medium")) {
+    EXPECT_EQ(listed.count("/" + f), 1u) << f;
+  }
+  EXPECT_EQ(listed.count("/HYBRIDKV-SECRET"), 1u);
+  ASSERT_OK(hybridkv::CreateCheckpoint(db->GetBaseDB(), dir.Sub("ckpt")));
+  EXPECT_EQ(test::FilesWithSuffix(dir.Sub("ckpt"), ".medium"),
+            test::FilesWithSuffix(dir.Sub("db"), ".medium"));
+  auto copy = OpenRaw(options, dir.Sub("ckpt"));
+  ASSERT_NE(copy, nullptr);
+  VerifyCopy(copy.get(), 2000);
+}
+
+std::unique_ptr<BackupEngine> OpenBackupEngine(const std::string& dir) {
+  BackupEngine* raw = nullptr;
+  EXPECT_OK(BackupEngine::Open(Env::Default(), BackupEngineOptions(dir), &raw));
+  return std::unique_ptr<BackupEngine>(raw);
+}
+
+std::set<std::string> SharedFiles(const std::string& backup_dir) {
+  std::vector<std::string> children;
+  EXPECT_OK(Env::Default()->GetChildren(backup_dir + "/shared_checksum",
+                                        &children));
+  return std::set<std::string>(children.begin(), children.end());
+}
+
+std::set<uint64_t> MediumNumbers(const std::string& db_dir) {
+  std::set<uint64_t> out;
+  for (const std::string& f : test::FilesWithSuffix(db_dir, ".medium")) {
+    out.insert(std::stoull(f));
+  }
+  return out;
+}
+
+// A backup's name for one of `numbers`' medium files:
+// shared_checksum/<number>_<crc>_<size>.blob.
+bool IsMediumAlias(const std::string& name, const std::set<uint64_t>& numbers) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".blob") == 0 &&
+         numbers.count(std::stoull(name)) != 0;
+}
+
+TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
+  test::ScratchDir dir("backup");
+  Options options = SmallLsmOptions();
+  auto db = OpenHandle(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  {
+    BackgroundWriter writer(db.get());
+    ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
+    ASSERT_EQ(writer.Stop(), 0);
+  }
+  ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+  // The links that gave medium files their backup names are gone.
+  for (const std::string& f : test::FilesWithSuffix(dir.Sub("db"), ".medium")) {
+    struct stat st;
+    ASSERT_EQ(stat((dir.Sub("db") + "/" + f).c_str(), &st), 0);
+    EXPECT_EQ(st.st_nlink, 1u) << f << " still has a link";
+    char alias[32];
+    snprintf(alias, sizeof(alias), "/%06llu.blob",
+             std::stoull(f.substr(0, f.find('.'))));
+    EXPECT_TRUE(Env::Default()->FileExists(dir.Sub("db") + alias).IsNotFound())
+        << alias;
+  }
+
+  // Incremental: one more flush (one new medium file); nothing compacts, so
+  // the other medium files are unchanged and not copied again.
+  ASSERT_OK(db->SetOptions({{"disable_auto_compactions", "true"}}));
+  ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+  ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
+  const std::set<std::string> before = SharedFiles(dir.Sub("backups"));
+  const size_t mediums = test::FilesWithSuffix(dir.Sub("db"), ".medium").size();
+  for (int i = 0; i < 200; ++i) {
+    const std::string key = "more" + std::to_string(i);
+    ASSERT_OK(db->Put(WriteOptions(), key, ValueOf(key)));
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(),
+            mediums + 1);
+  ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
+  const std::set<uint64_t> medium_numbers = MediumNumbers(dir.Sub("db"));
+  int copied_mediums = 0;
+  for (const std::string& f : SharedFiles(dir.Sub("backups"))) {
+    if (before.count(f) == 0 && IsMediumAlias(f, medium_numbers)) {
+      copied_mediums++;
+    }
+  }
+  EXPECT_EQ(copied_mediums, 1) << "medium files were copied again";
+
+  // The source moves on; the backups do not.
+  CompactSourceAway(db.get());
+  ASSERT_OK(hybridkv::VerifyBackup(engine.get(), 1, /*checksum=*/true));
+  ASSERT_OK(hybridkv::RestoreDBFromBackup(engine.get(), 1, dir.Sub("r1"),
+                                          dir.Sub("r1")));
+  ASSERT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("r3"),
+                                                dir.Sub("r3")));
+  for (const char* restored : {"r1", "r3"}) {
+    auto copy = OpenRaw(options, dir.Sub(restored));
+    ASSERT_NE(copy, nullptr) << restored;
+    VerifyCopy(copy.get(), kBase);
+  }
+  auto copy = OpenRaw(options, dir.Sub("r3"));
+  ASSERT_NE(copy, nullptr);
+  std::string value;
+  ASSERT_OK(copy->Get(ReadOptions(), "more7", &value));
+  EXPECT_EQ(value, ValueOf("more7"));
+
+  // RocksDB's own maintenance works on these backups.
+  ASSERT_OK(engine->PurgeOldBackups(1));
+  copy.reset();
+  ASSERT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("r4"),
+                                                dir.Sub("r4")));
+  copy = OpenRaw(options, dir.Sub("r4"));
+  ASSERT_NE(copy, nullptr);
+  VerifyCopy(copy.get(), kBase);
+}
+
+TEST(DeployabilityTest, StockBackupIsRefusedAtRestoreNamingTheMissingFiles) {
+  test::ScratchDir dir("stockbackup");
+  Options options = SmallLsmOptions();
+  auto db = OpenRaw(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  ASSERT_OK(engine->CreateNewBackup(db.get()));  // RocksDB's own
+  Status s = hybridkv::VerifyBackup(engine.get(), 1);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  s = hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("r"),
+                                          dir.Sub("r"));
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find(".medium"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("hybridkv::CreateNewBackup"), std::string::npos);
+  EXPECT_FALSE(Env::Default()->FileExists(dir.Sub("r") + "/CURRENT").ok())
+      << "a refused restore wrote files";
+  // Restored with RocksDB's own restore, the copy refuses to open.
+  ASSERT_OK(engine->RestoreDBFromLatestBackup(dir.Sub("s"), dir.Sub("s")));
+  auto copy = OpenRaw(options, dir.Sub("s"), &s);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("hybridkv::CreateNewBackup"), std::string::npos)
+      << s.ToString();
+}
+
+TEST(DeployabilityTest, HybridBackupRestoredByRocksDBFailsAtOpen) {
+  test::ScratchDir dir("stockrestore");
+  Options options = SmallLsmOptions();
+  auto db = OpenRaw(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
+  ASSERT_OK(engine->RestoreDBFromLatestBackup(dir.Sub("s"), dir.Sub("s")));
+  Status s;
+  auto copy = OpenRaw(options, dir.Sub("s"), &s);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("hybridkv::RestoreDBFromBackup"),
+            std::string::npos)
+      << s.ToString();
+}
+
+TEST(DeployabilityTest, IncompleteBackupIsRefusedBeforeRestoring) {
+  test::ScratchDir dir("incomplete");
+  Options options = SmallLsmOptions();
+  auto db = OpenRaw(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
+  // An operator's clean-up removed one medium file from the backup.
+  std::string removed;
+  for (const std::string& f : SharedFiles(dir.Sub("backups"))) {
+    if (IsMediumAlias(f, MediumNumbers(dir.Sub("db")))) removed = f;
+  }
+  ASSERT_FALSE(removed.empty());
+  ASSERT_OK(Env::Default()->DeleteFile(dir.Sub("backups") +
+                                       "/shared_checksum/" + removed));
+  const std::string number = removed.substr(0, removed.find('_'));
+  Status s = hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("r"),
+                                                 dir.Sub("r"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find(std::to_string(std::stoull(number)) + ".medium"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_FALSE(Env::Default()->FileExists(dir.Sub("r") + "/CURRENT").ok());
+  // A BackupEngine opened afterwards finds the backup damaged itself.
+  engine = OpenBackupEngine(dir.Sub("backups"));
+  EXPECT_FALSE(hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("r"),
+                                                   dir.Sub("r"))
+                   .ok());
+  EXPECT_FALSE(Env::Default()->FileExists(dir.Sub("r") + "/CURRENT").ok());
+}
+
+TEST(DeployabilityTest, RocksDBDestroyDBLeavesNothingThatBreaksANewDb) {
+  test::ScratchDir dir("destroy");
+  Options options = SmallLsmOptions();
+  {
+    auto db = OpenRaw(options, dir.Sub("db"));
+    LoadBase(db.get(), 2000);
+  }
+  ASSERT_OK(ROCKSDB_NAMESPACE::DestroyDB(dir.Sub("db"), options));
+  auto db = OpenRaw(options, dir.Sub("db"));
+  ASSERT_NE(db, nullptr);
+  LoadBase(db.get(), 1500);  // flushes medium values with a new DB id
+  VerifyCopy(db.get(), 1500);
+  db.reset();
+  db = OpenRaw(options, dir.Sub("db"));
+  ASSERT_NE(db, nullptr);
+  VerifyCopy(db.get(), 1500);
+}
+
+// Name, size and modification time of every file in `dir`.
+std::map<std::string, std::pair<off_t, time_t>> Listing(
+    const std::string& dir) {
+  std::map<std::string, std::pair<off_t, time_t>> out;
+  std::vector<std::string> children;
+  EXPECT_OK(Env::Default()->GetChildren(dir, &children));
+  for (const std::string& c : children) {
+    struct stat st;
+    if (stat((dir + "/" + c).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      out[c] = {st.st_size, st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec};
+    }
+  }
+  return out;
+}
+
+TEST(DeployabilityTest, ReadOnlyOpenChangesNoFile) {
+  test::ScratchDir dir("readonly");
+  Options options = SmallLsmOptions();
+  // Several L0 files: RocksDB 9.10 opens a DB whose files are all in one
+  // level read-only as CompactedDBImpl, whose Get misses BlobDB values
+  // (facebook/rocksdb#12503, stock RocksDB).
+  options.disable_auto_compactions = true;
+  {
+    auto db = OpenRaw(options, dir.Sub("db"));
+    LoadBase(db.get(), kBase);
+  }
+  // A leftover that a read-write session deletes at its first event.
+  const auto mediums = test::FilesWithSuffix(dir.Sub("db"), ".medium");
+  ASSERT_FALSE(mediums.empty());
+  ASSERT_OK(CopyFile(FileSystem::Default().get(),
+                     dir.Sub("db") + "/" + mediums[0], Temperature::kUnknown,
+                     dir.Sub("db") + "/999999.medium", Temperature::kUnknown,
+                     0, false, nullptr));
+  const auto before = Listing(dir.Sub("db"));
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(DB::OpenForReadOnly(options, dir.Sub("db"), &raw));
+    std::unique_ptr<DB> db(raw);
+    VerifyCopy(db.get(), kBase);
+    auto handle = NewHandle(db.get());
+    uint64_t files = 0;
+    ASSERT_TRUE(handle->GetIntProperty(kPropertyMediumFiles, &files));
+    EXPECT_EQ(files, mediums.size() + 1);
+  }
+  EXPECT_EQ(Listing(dir.Sub("db")), before);
+  // The control: a read-write session does delete the leftover.
+  auto db = OpenRaw(options, dir.Sub("db"));
+  ASSERT_OK(db->Put(WriteOptions(), "x", ValueOf("x")));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  EXPECT_TRUE(
+      Env::Default()->FileExists(dir.Sub("db") + "/999999.medium").IsNotFound());
+}
+
+TEST(DeployabilityTest, HandleAnswersHybridKVProperties) {
+  test::ScratchDir dir("props");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  auto db = OpenHandle(options, dir.Sub("db"));
+  LoadBase(db.get(), 2000);
+  uint64_t files = 0, file_bytes = 0, live = 0, pointers = 0, punched = 0;
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumFiles, &files));
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumFileBytes, &file_bytes));
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumLiveBytes, &live));
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumPointers, &pointers));
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumBytesPunched, &punched));
+  EXPECT_EQ(files, test::FilesWithSuffix(dir.Sub("db"), ".medium").size());
+  EXPECT_GT(files, 0u);
+  EXPECT_GT(pointers, 1000u);  // 60% of 2000 keys are medium
+  EXPECT_LT(pointers, 1400u);
+  EXPECT_GE(file_bytes, live);
+  EXPECT_GT(live, pointers * 200);
+  std::string text;
+  ASSERT_TRUE(db->GetProperty(kPropertyMediumPointers, &text));
+  EXPECT_EQ(text, std::to_string(pointers));
+  uint64_t unused = 0;
+  EXPECT_FALSE(db->GetIntProperty("hybridkv.no-such-property", &unused));
+  EXPECT_TRUE(db->GetIntProperty("rocksdb.estimate-num-keys", &unused));
+  // Merged into the last level, every pointer is gone.
+  CompactSourceAway(db.get());
+  ASSERT_TRUE(db->GetIntProperty(kPropertyMediumPointers, &pointers));
+  EXPECT_EQ(pointers, 0u);
+}
+
+// Logical size of the SSTs and blob files plus the allocated size of the
+// medium files of `dir`.
+uint64_t CountedBytes(const std::string& dir) {
+  uint64_t total = 0;
+  for (const char* suffix : {".sst", ".blob"}) {
+    for (const std::string& f : test::FilesWithSuffix(dir, suffix)) {
+      uint64_t size = 0;
+      EXPECT_OK(Env::Default()->GetFileSize(dir + "/" + f, &size));
+      total += size;
+    }
+  }
+  for (const std::string& f : test::FilesWithSuffix(dir, ".medium")) {
+    struct stat st;
+    EXPECT_EQ(stat((dir + "/" + f).c_str(), &st), 0);
+    total += static_cast<uint64_t>(st.st_blocks) * 512;
+  }
+  return total;
+}
+
+TEST(DeployabilityTest, SstFileManagerCountsMediumFiles) {
+  test::ScratchDir dir("sfm");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  std::shared_ptr<SstFileManager> sfm(NewSstFileManager(Env::Default()));
+  options.sst_file_manager = sfm;
+  auto db = OpenRaw(options, dir.Sub("db"));
+  LoadBase(db.get(), 2000);
+  ASSERT_FALSE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty());
+  EXPECT_EQ(sfm->GetTotalSize(), CountedBytes(dir.Sub("db")));
+  CompactSourceAway(db.get());
+  EXPECT_TRUE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty());
+  EXPECT_EQ(sfm->GetTotalSize(), CountedBytes(dir.Sub("db")));
+}
+
+TEST(DeployabilityTest, DeleteFilesInRangeFreesTheMediumFilesOfDroppedSsts) {
+  test::ScratchDir dir("delrange");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  options.level_compaction_dynamic_level_bytes = false;
+  options.num_levels = 4;
+  HybridOptions hybrid;
+  hybrid.table.merge_level = 3;  // L1 keeps pointers
+  ASSERT_OK(ConfigureOptions(&options, hybrid));
+  auto db = OpenRaw(options, dir.Sub("db"));
+  for (const char* prefix : {"a", "b"}) {
+    for (int i = 0; i < 300; ++i) {
+      const std::string key = prefix + std::to_string(1000 + i);
+      ASSERT_OK(db->Put(WriteOptions(), key, std::string(300, *prefix)));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 0),
+                               /*output_level=*/1));
+  }
+  ASSERT_EQ(test::FilesAt(db.get(), 1).size(), 2u);
+  ASSERT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(), 2u);
+  const Slice begin("a"), end("az");
+  ASSERT_OK(DeleteFilesInRange(db.get(), db->DefaultColumnFamily(), &begin,
+                               &end));
+  EXPECT_EQ(test::FilesAt(db.get(), 1).size(), 1u);
+  EXPECT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(), 1u);
+  std::string value;
+  ASSERT_OK(db->Get(ReadOptions(), "b1005", &value));
+  EXPECT_EQ(value, std::string(300, 'b'));
+  EXPECT_TRUE(db->Get(ReadOptions(), "a1005", &value).IsNotFound());
+}
+
+TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
+  test::ScratchDir dir("txn");
+  Options options = SmallLsmOptions();
+  {
+    StackableDB* handle = nullptr;
+    ASSERT_OK(hybridkv::Open(options, dir.Sub("pessimistic"), &handle));
+    TransactionDB* txn_db = nullptr;
+    ASSERT_OK(TransactionDB::WrapStackableDB(handle, TransactionDBOptions(),
+                                             {0}, {handle->DefaultColumnFamily()},
+                                             &txn_db));
+    std::unique_ptr<TransactionDB> owner(txn_db);
+    LoadBase(txn_db, 2000);
+    std::unique_ptr<Transaction> txn(txn_db->BeginTransaction(WriteOptions()));
+    ASSERT_OK(txn->Put("txnkey", ValueOf("txnkey")));
+    ASSERT_OK(txn->Commit());
+    Checkpoint* raw = nullptr;
+    ASSERT_OK(Checkpoint::Create(txn_db, &raw));
+    std::unique_ptr<Checkpoint> checkpoint(raw);
+    ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("pessimistic-ckpt")));
+  }
+  {
+    OptimisticTransactionDB* raw_db = nullptr;
+    ASSERT_OK(OptimisticTransactionDB::Open(options, dir.Sub("optimistic"),
+                                            &raw_db));
+    std::unique_ptr<OptimisticTransactionDB> txn_db(raw_db);
+    LoadBase(txn_db.get(), 2000);
+    auto handle = NewHandle(txn_db.get());
+    Checkpoint* raw = nullptr;
+    ASSERT_OK(Checkpoint::Create(handle.get(), &raw));
+    std::unique_ptr<Checkpoint> checkpoint(raw);
+    ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("optimistic-ckpt")));
+  }
+  for (const char* copy_dir : {"pessimistic-ckpt", "optimistic-ckpt"}) {
+    auto copy = OpenRaw(options, dir.Sub(copy_dir));
+    ASSERT_NE(copy, nullptr) << copy_dir;
+    VerifyCopy(copy.get(), 2000);
+  }
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
