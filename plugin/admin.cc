@@ -8,6 +8,8 @@
 
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_file.h"
+#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/plugin/hybrid_db.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/utilities/checkpoint.h"
@@ -29,6 +31,67 @@ Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
   std::unique_ptr<Checkpoint> checkpoint(raw);
   if (s.ok()) s = checkpoint->CreateCheckpoint(checkpoint_dir);
   return s;
+}
+
+Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
+                        const std::vector<ColumnFamilyDescriptor>& families) {
+  // The same DB with merge level 0: every compaction writes medium values
+  // back inline, so a full compaction of each column family leaves no pointer.
+  std::vector<ColumnFamilyDescriptor> inline_all = families;
+  for (ColumnFamilyDescriptor& family : inline_all) {
+    const std::shared_ptr<TableFactory>& factory = family.options.table_factory;
+    const HybridTableOptions* hybrid =
+        factory ? factory->GetOptions<HybridTableOptions>() : nullptr;
+    if (hybrid != nullptr) {
+      HybridTableOptions copy = *hybrid;
+      copy.merge_level = 0;
+      family.options.table_factory = NewHybridTableFactory(copy);
+    }
+  }
+  std::vector<ColumnFamilyHandle*> handles;
+  DB* raw = nullptr;
+  Status s = OpenDB(db_options, name, inline_all, &handles, &raw);
+  if (!s.ok()) return s;
+  std::unique_ptr<DB> db(raw);
+  CompactRangeOptions cro;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  for (size_t i = 0; s.ok() && i < handles.size(); ++i) {
+    s = db->CompactRange(cro, handles[i], nullptr, nullptr);
+  }
+  uint64_t pointers = 0;
+  if (s.ok()) {
+    s = db->WaitForCompact(WaitForCompactOptions());
+    GetHybridKVProperty(db.get(), kPropertyMediumPointers, &pointers);
+  }
+  if (s.ok() && pointers != 0) {
+    s = Status::Incomplete(
+        "HybridKV: " + std::to_string(pointers) +
+        " medium pointers remain after a full compaction of " + name +
+        "; the DB is still a HybridKV DB. Run ConvertToStockDB again.");
+  }
+  for (ColumnFamilyHandle* handle : handles) {
+    db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  Status closed = db->Close();
+  if (s.ok()) s = closed;
+  if (!s.ok()) return s;
+  // No SST points anywhere now: HybridKV's files are leftovers.
+  const std::shared_ptr<FileSystem>& fs = db_options.env->GetFileSystem();
+  std::vector<std::string> children;
+  s = fs->GetChildren(name, IOOptions(), &children, nullptr);
+  for (size_t i = 0; s.ok() && i < children.size(); ++i) {
+    if (IsHybridKVFile(children[i])) {
+      s = fs->DeleteFile(name + "/" + children[i], IOOptions(), nullptr);
+    }
+  }
+  return s;
+}
+
+Status ConvertToStockDB(const Options& options, const std::string& name) {
+  return ConvertToStockDB(
+      DBOptions(options), name,
+      {ColumnFamilyDescriptor(kDefaultColumnFamilyName,
+                              ColumnFamilyOptions(options))});
 }
 
 Status DestroyDB(const std::string& name, const Options& options) {

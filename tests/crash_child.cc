@@ -4,9 +4,13 @@
 // deterministic workload of crash_workload.h from operation `start`, and after
 // each acknowledged operation stores the count of acknowledged operations in
 // `progress_file` (8 bytes at offset 0). A second thread flushes and compacts
-// ranges meanwhile. It runs until the parent kills it with SIGKILL.
+// ranges meanwhile, and a third one copies the DB, in turns a checkpoint
+// (hybridkv::CreateCheckpoint into <copies>/ckpt-<start>-<n>) and a backup
+// (hybridkv::CreateNewBackup into <copies>/backups). <copies>/copying names the
+// copy in progress. It runs until the parent kills it with SIGKILL.
 //
 //   hybridkv_crash_child <db dir> <seed> <start> <progress file> <merge level>
+//                        <copies dir>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -21,18 +25,21 @@
 #include "crash_workload.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
+#include "rocksdb/utilities/backup_engine.h"
 #include "rocksdb/write_batch.h"
 
 using namespace ROCKSDB_NAMESPACE;
 using namespace ROCKSDB_NAMESPACE::hybridkv;
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
+  if (argc != 7) {
     fprintf(stderr,
-            "usage: %s <db dir> <seed> <start> <progress file> <merge level>\n",
+            "usage: %s <db dir> <seed> <start> <progress file> <merge level> "
+            "<copies dir>\n",
             argv[0]);
     return 2;
   }
+  const std::string copies = argv[6];
   const std::string dir = argv[1];
   const uint64_t seed = std::strtoull(argv[2], nullptr, 10);
   const uint64_t start = std::strtoull(argv[3], nullptr, 10);
@@ -73,6 +80,35 @@ int main(int argc, char** argv) {
       }
     }
   });
+  std::thread copier([&] {
+    BackupEngine* raw_engine = nullptr;
+    if (!BackupEngine::Open(Env::Default(),
+                            BackupEngineOptions(copies + "/backups"),
+                            &raw_engine)
+             .ok()) {
+      std::abort();
+    }
+    std::unique_ptr<BackupEngine> engine(raw_engine);
+    std::mt19937_64 rng(seed ^ (start << 1));
+    for (int n = 0; !stop.load(); ++n) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 100));
+      const bool checkpoint = n % 2 == 0;
+      const std::string marker = copies + "/copying";
+      const int fd = open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || write(fd, checkpoint ? "c" : "b", 1) != 1) std::abort();
+      close(fd);
+      const Status copied =
+          checkpoint ? hybridkv::CreateCheckpoint(
+                           db.get(), copies + "/ckpt-" + std::to_string(start) +
+                                         "-" + std::to_string(n))
+                     : hybridkv::CreateNewBackup(engine.get(), db.get());
+      if (!copied.ok()) {
+        fprintf(stderr, "copy %d: %s\n", n, copied.ToString().c_str());
+        std::abort();
+      }
+      unlink(marker.c_str());
+    }
+  });
   for (uint64_t i = start;; ++i) {
     const crash::Op op = crash::MakeOp(seed, i);
     WriteOptions wo;
@@ -103,6 +139,7 @@ int main(int argc, char** argv) {
               s.ToString().c_str());
       stop = true;
       background.join();
+      copier.join();
       return 4;
     }
     report(i + 1);

@@ -14,6 +14,12 @@
 // - once the listener has reconciled (any flush), no .medium file is left that
 //   no live SST references, and none that a live SST references is missing.
 //
+// Meanwhile the child copies the DB, a checkpoint and a backup in turns, and
+// is often killed in the middle of one. Every copy that completed must open
+// and read: checksums pass, and every value is one the workload wrote for its
+// key, by an acknowledged operation (or the one in flight). The source keeps
+// no link a killed backup made.
+//
 // The next child continues from the recovered state, so recovery flushes and
 // crash leftovers of every earlier iteration are exercised again. The merge
 // level varies between children (1, -1, -2).
@@ -38,9 +44,11 @@
 #include <vector>
 
 #include "crash_workload.h"
+#include "file/filename.h"
 #include "plugin/hybridkv/blob/medium_refs.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
 #include "rocksdb/db.h"
+#include "rocksdb/utilities/backup_engine.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -100,6 +108,69 @@ std::string Diff(const std::vector<std::pair<std::string, std::string>>& scan,
          std::to_string(expected.size());
 }
 
+// Opens the copy at `path` and checks that it reads: checksums pass, and each
+// value is the one some operation below `max_op` wrote for its key.
+void CheckCopy(const std::string& path, uint64_t seed, uint64_t max_op) {
+  SCOPED_TRACE("copy " + path);
+  Options options = crash::MakeOptions(-2);
+  options.disable_auto_compactions = true;
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, path, &raw));
+  std::unique_ptr<DB> db(raw);
+  ASSERT_OK(db->VerifyChecksum());
+  for (const auto& [key, value] : test::ScanAll(db.get())) {
+    ASSERT_NE(key, "<iterator error>") << value;
+    const uint64_t op = std::strtoull(value.c_str() + 2, nullptr, 10);
+    ASSERT_LE(op, max_op) << key << " holds a value never acknowledged";
+    bool written = false;
+    for (const auto& e : crash::MakeOp(seed, op).entries) {
+      written |= e.first == key && e.second == value;
+    }
+    ASSERT_TRUE(written) << key << " holds a value op " << op
+                         << " did not write for it";
+  }
+  ASSERT_OK(db->Close());
+}
+
+// Checks and removes the copies a killed child completed: checkpoints whole,
+// the latest backup by restoring it. Returns how many were checked.
+int CheckCopies(const std::string& copies, uint64_t seed, uint64_t max_op) {
+  int checked = 0;
+  std::vector<std::string> children;
+  EXPECT_OK(Env::Default()->GetChildren(copies, &children));
+  const Options options = crash::MakeOptions(-2);
+  for (const std::string& c : children) {
+    if (c.rfind("ckpt-", 0) != 0) continue;
+    const std::string path = copies + "/" + c;
+    // RocksDB's Checkpoint renames its staging directory into place last.
+    if (c.size() < 4 || c.compare(c.size() - 4, 4, ".tmp") != 0) {
+      CheckCopy(path, seed, max_op);
+      checked++;
+    }
+    EXPECT_OK(hybridkv::DestroyDB(path, options));
+    std::string out;
+    test::RunCommand("rm -rf " + path, &out);
+  }
+  BackupEngine* raw = nullptr;
+  EXPECT_OK(BackupEngine::Open(Env::Default(),
+                               BackupEngineOptions(copies + "/backups"), &raw));
+  std::unique_ptr<BackupEngine> engine(raw);
+  std::vector<BackupInfo> backups;
+  engine->GetBackupInfo(&backups);
+  if (!backups.empty()) {
+    const std::string restored = copies + "/restored";
+    EXPECT_OK(hybridkv::VerifyBackup(engine.get(), backups.back().backup_id,
+                                     /*verify_with_checksum=*/true));
+    EXPECT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), restored,
+                                                  restored));
+    CheckCopy(restored, seed, max_op);
+    EXPECT_OK(hybridkv::DestroyDB(restored, options));
+    EXPECT_OK(engine->PurgeOldBackups(1));
+    checked++;
+  }
+  return checked;
+}
+
 TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
   const bool long_mode = EnvU64("HYBRIDKV_LONG", 0) != 0;
   const uint64_t iterations =
@@ -113,6 +184,9 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
   test::ScratchDir dir("crash");
   const std::string db_path = dir.Sub("db");
   const std::string progress_path = dir.Sub("progress");
+  const std::string copies = dir.Sub("copies");
+  ASSERT_OK(Env::Default()->CreateDirIfMissing(copies));
+  uint64_t killed_in_checkpoint = 0, killed_in_backup = 0, copies_checked = 0;
   // HYBRIDKV_CRASH_CHILD_BIN: a copy of the child, for long runs while the
   // build tree is being rebuilt.
   const char* child_env = std::getenv("HYBRIDKV_CRASH_CHILD_BIN");
@@ -136,7 +210,8 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
                                 std::to_string(seed),
                                 std::to_string(applied),
                                 progress_path,
-                                std::to_string(kMergeLevels[iter % 3])};
+                                std::to_string(kMergeLevels[iter % 3]),
+                                copies};
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -180,6 +255,11 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
       crash::Apply(crash::MakeOp(seed, applied), &model);
     }
     medium_files_seen += MediumFilesOnDisk(db_path).size();
+    std::string copying;
+    if (ReadFileToString(Env::Default(), copies + "/copying", &copying).ok()) {
+      (copying == "c" ? killed_in_checkpoint : killed_in_backup)++;
+      ASSERT_OK(Env::Default()->DeleteFile(copies + "/copying"));
+    }
 
     // No background compactions while checking: the medium files on disk and
     // the references of the live SSTs are then compared at one moment.
@@ -225,14 +305,26 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
       EXPECT_EQ(on_disk.count(m), 1u) << m << ".medium is referenced but gone";
     }
     ASSERT_OK(db->VerifyChecksum());
+    // A backup killed mid-way left its links; RocksDB deleted them at open.
+    for (uint64_t m : on_disk) {
+      EXPECT_TRUE(Env::Default()
+                      ->FileExists(BlobFileName(db_path, m))
+                      .IsNotFound())
+          << "a backup's link to " << m << ".medium is left";
+    }
     ASSERT_OK(db->Close());
+    // Operations up to the one in flight may be in a copy.
+    copies_checked += CheckCopies(copies, seed, applied);
     if (HasFailure()) break;
   }
   std::cout << "[CrashTest] seed=" << seed << ": " << iter
             << " SIGKILL iterations survived, " << applied
             << " operations, in-flight operation recovered "
             << in_flight_recovered << " times, " << medium_files_seen
-            << " medium files found at the kills\n";
+            << " medium files found at the kills; killed during a checkpoint "
+            << killed_in_checkpoint << " times, during a backup "
+            << killed_in_backup << " times; " << copies_checked
+            << " completed copies read\n";
   EXPECT_GT(medium_files_seen, 0u) << "the workload never left a medium file";
 }
 

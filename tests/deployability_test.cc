@@ -593,3 +593,81 @@ TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+namespace {
+
+TEST(DeployabilityTest, ConvertToStockDBLeavesADbStockRocksDBReads) {
+  test::ScratchDir dir("convert");
+  Options options = SmallLsmOptions();
+  {
+    auto db = OpenRaw(options, dir.Sub("db"));
+    LoadBase(db.get(), kBase);
+    ASSERT_FALSE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty());
+    ASSERT_OK(db->Put(WriteOptions(), "unflushed", ValueOf("unflushed")));
+  }
+  ASSERT_OK(ConvertToStockDB(options, dir.Sub("db")));
+  EXPECT_TRUE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty());
+  EXPECT_TRUE(Env::Default()
+                  ->FileExists(dir.Sub("db") + "/HYBRIDKV-SECRET")
+                  .IsNotFound());
+  EXPECT_EQ(test::ScanAllSstsRaw(dir.Sub("db")).pointer_entries, 0u);
+  // Stock RocksDB: its own table format, no HybridKV component.
+  Options stock;
+  stock.enable_blob_files = true;
+  stock.min_blob_size = options.min_blob_size;
+  auto db = OpenRaw(stock, dir.Sub("db"));
+  ASSERT_NE(db, nullptr);
+  VerifyCopy(db.get(), kBase);
+  std::string value;
+  ASSERT_OK(db->Get(ReadOptions(), "unflushed", &value));
+  EXPECT_EQ(value, ValueOf("unflushed"));
+}
+
+// SSTs that hold pointers, moved into another DB without their medium files
+// (ExportColumnFamily + CreateColumnFamilyWithImport, IngestExternalFile of a
+// copied SST), are refused when RocksDB opens them, before they are part of
+// the target DB.
+TEST(DeployabilityTest, ImportAndIngestOfPointerFilesAreRefused) {
+  test::ScratchDir dir("import");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  auto source = OpenRaw(options, dir.Sub("source"));
+  LoadBase(source.get(), 2000);
+  Checkpoint* raw = nullptr;
+  ASSERT_OK(Checkpoint::Create(source.get(), &raw));
+  std::unique_ptr<Checkpoint> checkpoint(raw);
+  ExportImportFilesMetaData* exported = nullptr;
+  ASSERT_OK(checkpoint->ExportColumnFamily(source->DefaultColumnFamily(),
+                                           dir.Sub("export"), &exported));
+  std::unique_ptr<ExportImportFilesMetaData> metadata(exported);
+
+  auto target = OpenRaw(options, dir.Sub("target"));
+  ColumnFamilyHandle* cf = nullptr;
+  Status s = target->CreateColumnFamilyWithImport(
+      options, "imported", ImportColumnFamilyOptions(), *metadata, &cf);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find(".medium is missing"), std::string::npos)
+      << s.ToString();
+  if (cf != nullptr) ASSERT_OK(target->DestroyColumnFamilyHandle(cf));
+
+  // An SST of the source holding pointers, ingested as it is.
+  std::string with_pointers;
+  for (const LiveFileMetaData& f : metadata->files) {
+    if (test::ScanSstRaw(f.db_path + "/" + f.name).pointer_entries > 0) {
+      with_pointers = f.db_path + "/" + f.name;
+    }
+  }
+  ASSERT_FALSE(with_pointers.empty());
+  IngestExternalFileOptions ifo;
+  ifo.move_files = false;
+  s = target->IngestExternalFile({with_pointers}, ifo);
+  EXPECT_FALSE(s.ok());
+  std::string value;
+  EXPECT_TRUE(target->Get(ReadOptions(), BaseKey(1), &value).IsNotFound());
+}
+
+}  // namespace
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -233,6 +233,18 @@ Status VerifyBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
 // every value. `checkpoint_dir` must not exist yet.
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir);
 
+// The way out: turns the HybridKV DB `name` into a DB that stock RocksDB
+// reads with its own table format. Opens it (all its column families, as
+// DB::Open takes them, with HybridKV's options) with the merge level at 0,
+// compacts every column family fully, which writes every medium value back
+// inline, checks that no pointer is left, closes it, and deletes the medium
+// files and the secret. Large values stay in RocksDB's BlobDB. Afterwards
+// open it with BlockBasedTable (the inner table's options) and without
+// HybridKV's listener and partitioner. Costs one full compaction.
+Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
+                        const std::vector<ColumnFamilyDescriptor>& families);
+Status ConvertToStockDB(const Options& options, const std::string& name);
+
 // Like DestroyDB, and also removes the DB's medium files and secret. Fails,
 // removing nothing of HybridKV's, while the DB is open.
 Status DestroyDB(const std::string& name, const Options& options);
