@@ -89,6 +89,14 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
   if (st.st_nlink > 1) {
     return IOStatus::OK();  // shared with a checkpoint
   }
+  struct flock probe = {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;  // the whole file
+  if (fcntl(fd.get(), F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK) {
+    return IOStatus::Busy("HybridKV: " + path +
+                          " is held by a reader in process " +
+                          std::to_string(probe.l_pid));
+  }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size <= keep_head + keep_tail) {
     return IOStatus::OK();
@@ -107,6 +115,23 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
     *bytes_freed += end - begin;
   }
   return IOStatus::OK();
+}
+
+int HoldForReading(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct flock lock = {};
+  lock.l_type = F_RDLCK;
+  lock.l_whence = SEEK_SET;  // the whole file
+  if (fcntl(fd, F_SETLK, &lock) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void ReleaseHold(int fd) {
+  if (fd >= 0) close(fd);
 }
 
 uint64_t AllocatedBytes(FileSystem* fs, const std::string& path) {

@@ -36,11 +36,22 @@ bool CanPunchHoles(const FileSystem& fs);
 // caller may pass runs that reach past the file (WholeMediumFile). Sets
 // `*bytes_freed` to the bytes punched. Does nothing when the file has more
 // than one hard link: a checkpoint made by hybridkv::CreateCheckpoint shares
-// it, and its SSTs may still point into these ranges. NotSupported when the
-// file system cannot punch holes.
+// it, and its SSTs may still point into these ranges. Busy when a process
+// other than this one holds the file for reading (HoldForReading): a
+// secondary instance whose older Version may still point into these ranges.
+// NotSupported when the file system cannot punch holes.
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
                     uint64_t keep_head, uint64_t keep_tail,
                     uint64_t* bytes_freed);
+
+// Holds the medium file at `path` for reading until ReleaseHold: a POSIX read
+// lock (fcntl F_SETLK, F_RDLCK), which PunchHoles in any other process sees.
+// POSIX locks are per process, so this process's own punches are not held
+// back (MediumFileCache tells this process's DB sessions apart). Returns the
+// descriptor that holds it, or -1 when the lock cannot be had (then nothing
+// is held back).
+int HoldForReading(const std::string& path);
+void ReleaseHold(int fd);
 
 // The bytes the file at `path` occupies on disk (st_blocks), which punching
 // reduces; its size where that cannot be had.

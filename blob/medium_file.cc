@@ -6,6 +6,7 @@
 #include "file/random_access_file_reader.h"
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
+#include "plugin/hybridkv/blob/hole_punch.h"
 #include "plugin/hybridkv/blob/record_crc.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -16,8 +17,13 @@ namespace {
 
 IOStatus Corrupt(const std::string& path, uint64_t offset,
                  const std::string& what) {
+  // On a secondary instance, a record the primary freed (punched) after the
+  // secondary's last catch-up reads as zeros and fails here too.
   return IOStatus::Corruption("HybridKV: medium file " + path + " at offset " +
-                              std::to_string(offset) + ": " + what);
+                              std::to_string(offset) + ": " + what +
+                              " (on a secondary instance: the primary may "
+                              "have freed it since the last "
+                              "TryCatchUpWithPrimary; catch up and retry)");
 }
 
 // The crc of a record whose key is elided: the record after its crc field
@@ -246,7 +252,7 @@ MediumFileReader::MediumFileReader(std::string path,
       file_(std::move(file)),
       file_system_(file_system) {}
 
-MediumFileReader::~MediumFileReader() = default;
+MediumFileReader::~MediumFileReader() { ReleaseHold(hold_fd_); }
 
 IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
                                 const std::string& path,
@@ -271,6 +277,9 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   }
   std::unique_ptr<MediumFileReader> r(
       new MediumFileReader(path, std::move(file), fs.get()));
+  // Before the header and footer are read: a file punched by another process
+  // before the hold fails their checks or reads as the caller expects.
+  if (CanPunchHoles(*fs)) r->hold_fd_ = HoldForReading(path);
   char header_buf[MediumFileHeader::kEncodedLength];
   char footer_buf[MediumFileFooter::kEncodedLength];
   Slice header, footer;
@@ -401,6 +410,8 @@ Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
   return Status::Corruption(
       "HybridKV: medium file " + MediumFileName(dir, number) +
       " is missing, but " + referrer + " points into it. " + how +
+      " (On a secondary instance, the primary may have deleted it since the "
+      "last TryCatchUpWithPrimary: catch up and retry.)" +
       " (paranoid_checks=false opens the DB anyway; reads of the values "
       "stored there then fail.)");
 }

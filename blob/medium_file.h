@@ -177,7 +177,9 @@ Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
 // Reads one medium file by record handle. Thread-safe.
 class MediumFileReader {
  public:
-  // Opens `path` and verifies its header and footer, reading with `io`.
+  // Opens `path` and verifies its header and footer, reading with `io`. While
+  // open, the file is held for reading (HoldForReading): no other process
+  // punches it.
   static IOStatus Open(const std::shared_ptr<FileSystem>& fs,
                        const std::string& path, const FileOptions& file_options,
                        std::unique_ptr<MediumFileReader>* reader,
@@ -220,6 +222,7 @@ class MediumFileReader {
   std::string path_;
   std::unique_ptr<RandomAccessFileReader> file_;
   const FileSystem* file_system_;  // that opened file_
+  int hold_fd_ = -1;               // HoldForReading's, while open
   uint64_t data_end_ = 0;
   uint64_t num_records_ = 0;
 };

@@ -12,16 +12,23 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
                             const IOOptions& io, uint64_t number,
                             std::shared_ptr<MediumFileReader>* file) {
   Shard& shard = ShardOf(number);
-  {
-    std::lock_guard<std::mutex> lock(shard.mu);
-    auto it = shard.files.find(number);
-    if (it != shard.files.end()) {
-      *file = it->second;
+  // Opened under the shard's lock, so a file is never open twice: a second
+  // reader closed would drop this process's POSIX read lock on the file
+  // (HoldForReading), which the first still counts on.
+  std::lock_guard<std::mutex> lock(shard.mu);
+  auto it = shard.files.find(number);
+  if (it != shard.files.end()) {
+    *file = it->second;
+    return Status::OK();
+  }
+  auto alive = shard.alive.find(number);
+  if (alive != shard.alive.end()) {
+    if ((*file = alive->second.lock()) != nullptr) {
+      shard.files[number] = *file;
       return Status::OK();
     }
+    shard.alive.erase(alive);
   }
-  // Opened outside the lock: two first readers may both open it, and the
-  // second one's reader replaces the first in the map (both stay valid).
   std::unique_ptr<MediumFileReader> opened;
   // Through HybridKV's own file system instance, so that scans may leave
   // reads of it in flight (ReadFileSystemFor).
@@ -31,45 +38,55 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
     return s;
   }
   *file = std::shared_ptr<MediumFileReader>(std::move(opened));
-  std::lock_guard<std::mutex> lock(shard.mu);
   shard.files[number] = *file;
+  shard.alive[number] = *file;
   return Status::OK();
 }
 
-Status MediumFileCache::CheckPresent(const std::shared_ptr<FileSystem>& fs,
-                                     const std::vector<std::string>& dirs,
-                                     uint64_t number,
-                                     const std::string& referrer) {
+void MediumFileCache::Hold(uint64_t number, const std::string& session) {
   Shard& shard = ShardOf(number);
-  {
-    std::lock_guard<std::mutex> lock(shard.mu);
-    if (shard.files.count(number) != 0 || shard.present.count(number) != 0) {
-      return Status::OK();
-    }
+  std::lock_guard<std::mutex> lock(shard.mu);
+  shard.holders[number][session]++;
+}
+
+void MediumFileCache::Release(uint64_t number, const std::string& session) {
+  Shard& shard = ShardOf(number);
+  std::lock_guard<std::mutex> lock(shard.mu);
+  auto it = shard.holders.find(number);
+  if (it == shard.holders.end()) return;
+  if (--it->second[session] <= 0) it->second.erase(session);
+  if (it->second.empty()) {
+    shard.holders.erase(it);
+    shard.files.erase(number);  // no table reader needs it open any more
   }
-  for (const std::string& dir : dirs) {
-    if (fs->FileExists(MediumFileName(dir, number), IOOptions(), nullptr)
-            .ok()) {
-      std::lock_guard<std::mutex> lock(shard.mu);
-      shard.present.insert(number);
-      return Status::OK();
-    }
+}
+
+bool MediumFileCache::HeldByOtherSession(uint64_t number,
+                                         const std::string& session) {
+  Shard& shard = ShardOf(number);
+  std::lock_guard<std::mutex> lock(shard.mu);
+  auto it = shard.holders.find(number);
+  if (it == shard.holders.end()) return false;
+  for (const auto& [holder, count] : it->second) {
+    if (holder != session && count > 0) return true;
   }
-  return MissingMediumFile(fs, dirs.empty() ? "." : dirs[0], number, referrer);
+  return false;
 }
 
 void MediumFileCache::Evict(uint64_t number) {
   Shard& shard = ShardOf(number);
   std::lock_guard<std::mutex> lock(shard.mu);
   shard.files.erase(number);
-  shard.present.erase(number);
+  auto alive = shard.alive.find(number);
+  if (alive != shard.alive.end() && alive->second.expired()) {
+    shard.alive.erase(alive);
+  }
 }
 
 void MediumFileCache::Clear() {
   for (Shard& shard : shards_) {
     std::lock_guard<std::mutex> lock(shard.mu);
     shard.files.clear();
-    shard.present.clear();
   }
 }
 

@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -15,11 +14,17 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// The open medium files of one DB: one reader per file, shared by the DB's
-// table readers, table builders and pointer resolution, as RocksDB shares one
-// BlobFileCache per column family. A file is opened on first use and closed
-// when MediumFileTracker deletes it (Evict), so a deleted file's space is
-// never held by an idle reader. Thread-safe.
+// The open medium files of one DB directory: one reader per file, shared by
+// the table readers, table builders and pointer resolution of every DB session
+// in the process (a primary, secondaries, read-only instances), as RocksDB
+// shares one BlobFileCache per column family.
+//
+// A table reader holds the medium files its SST points into for as long as
+// it lives (Hold/Release), as RocksDB holds SSTs open: a file another
+// process deletes stays readable to it, and MediumFileTracker does not punch
+// a file that another session of this process holds (HeldByOtherSession).
+// A file is closed when its last holder releases it, or when
+// MediumFileTracker deletes it (Evict). Thread-safe.
 class MediumFileCache {
  public:
   // The reader of medium file `number`, opened from the first of `dirs` that
@@ -28,12 +33,13 @@ class MediumFileCache {
              const std::vector<std::string>& dirs,
              const FileOptions& file_options, const IOOptions& io,
              uint64_t number, std::shared_ptr<MediumFileReader>* file);
-  // OK when medium file `number` is open or exists in one of `dirs` (a
-  // stat, once per file); otherwise MissingMediumFile's Corruption, naming
-  // `referrer`.
-  Status CheckPresent(const std::shared_ptr<FileSystem>& fs,
-                      const std::vector<std::string>& dirs, uint64_t number,
-                      const std::string& referrer);
+  // A table reader of DB session `session` holds medium file `number`
+  // (opened with Get), until Release.
+  void Hold(uint64_t number, const std::string& session);
+  void Release(uint64_t number, const std::string& session);
+  // True while a table reader of a session other than `session` holds
+  // medium file `number`.
+  bool HeldByOtherSession(uint64_t number, const std::string& session);
   // Forgets medium file `number` (deleted); readers in use stay valid.
   void Evict(uint64_t number);
   // Forgets every file: the directory now holds another DB.
@@ -45,8 +51,15 @@ class MediumFileCache {
   static constexpr size_t kShards = 16;
   struct Shard {
     std::mutex mu;
+    // The cache's own references: until the last holder releases the file,
+    // or it is deleted.
     std::map<uint64_t, std::shared_ptr<MediumFileReader>> files;
-    std::set<uint64_t> present;  // seen on disk by CheckPresent
+    // Every reader still alive, with or without the cache's reference: a
+    // file is open once per process, since closing a second descriptor would
+    // drop the process's POSIX read lock on it (HoldForReading).
+    std::map<uint64_t, std::weak_ptr<MediumFileReader>> alive;
+    // number -> holding session -> table readers of it
+    std::map<uint64_t, std::map<std::string, int>> holders;
   };
   Shard& ShardOf(uint64_t number) { return shards_[number % kShards]; }
   Shard shards_[kShards];

@@ -77,6 +77,7 @@ void MediumFileTracker::SetFileSystem(
 
 void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
   open_files_->Evict(number);
+  deferred_.erase(number);
   const std::string path = MediumFileName(dir_, number);
   Status s;
   if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
@@ -110,6 +111,7 @@ void MediumFileTracker::MediumFileWritten(const std::string& path) {
 
 void MediumFileTracker::ForgetLocked() {
   open_files_->Clear();
+  deferred_.clear();
   seeded_ = false;
   sst_refs_.clear();
   referencers_.clear();
@@ -210,18 +212,38 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
       if (!freed.empty()) dead.push_back({medium_number, std::move(freed)});
     }
   }
-  Punch(dead);
+  Punch(std::move(dead));
 }
 
-void MediumFileTracker::Punch(const std::vector<DeadRuns>& dead) {
+void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
+  std::string session;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [number, runs] : deferred_) {
+      dead.push_back({number, std::move(runs)});
+    }
+    deferred_.clear();
+    session = session_id_;
+  }
   for (const DeadRuns& d : dead) {
     uint64_t freed = 0;
-    // The header and footer stay: every open verifies them.
-    IOStatus s = PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
-                            MediumFileHeader::kEncodedLength,
-                            MediumFileFooter::kEncodedLength, &freed);
+    IOStatus s = IOStatus::Busy();
+    if (!open_files_->HeldByOtherSession(d.medium_number, session)) {
+      // The header and footer stay: every open verifies them.
+      s = PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
+                     MediumFileHeader::kEncodedLength,
+                     MediumFileFooter::kEncodedLength, &freed);
+    }
     punched_bytes_ += freed;
     std::lock_guard<std::mutex> lock(mu_);
+    if (s.IsBusy()) {  // held by a reader: again after the next deletion
+      if (referencers_.count(d.medium_number) != 0) {
+        MediumRuns& runs = deferred_[d.medium_number];
+        runs.insert(runs.end(), d.runs.begin(), d.runs.end());
+        NormalizeRuns(&runs);
+      }
+      continue;
+    }
     file_bytes_.erase(d.medium_number);  // its size on disk changed
     if (freed != 0) AccountLocked(d.medium_number);
     if (s.IsNotSupported()) {
@@ -240,7 +262,7 @@ void MediumFileTracker::EnsureSeeded() {
       return;  // a failed seeding is retried at the next event
     }
   }
-  Punch(dead);
+  Punch(std::move(dead));
 }
 
 Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {

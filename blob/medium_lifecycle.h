@@ -130,9 +130,12 @@ class MediumFileTracker : public BuildRegistry {
   void AccountLocked(uint64_t number);
   // The runs of `medium_number` that some registered SST points into.
   MediumRuns LiveRunsLocked(uint64_t medium_number) const;
-  // Punches `dead` outside the lock: only runs no SST points into are listed,
-  // and no new pointer into them can appear.
-  void Punch(const std::vector<DeadRuns>& dead);
+  // Punches `dead`, and the runs deferred before, outside the lock: only runs
+  // no SST points into are listed, and no new pointer into them can appear.
+  // Runs of a file that a reader of another DB session or process holds (a
+  // secondary, a read-only instance) are deferred: its older Version may
+  // still point into them.
+  void Punch(std::vector<DeadRuns> dead);
 
   const std::string dir_;
   MediumFileCache* const open_files_;
@@ -151,6 +154,7 @@ class MediumFileTracker : public BuildRegistry {
   bool can_punch_ = false;  // the file system supports it, as far as known
   std::atomic<uint64_t> punched_bytes_{0};
   std::atomic<uint64_t> punch_failures_{0};
+  std::map<uint64_t, MediumRuns> deferred_;  // by medium number; see Punch
   std::set<uint64_t> building_;      // SST numbers being written now
   std::set<uint64_t> written_here_;  // by this session: not leftovers
 };

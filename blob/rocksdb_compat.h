@@ -109,5 +109,29 @@ inline Status OpenDB(const DBOptions& options, const std::string& name,
 #endif
 }
 
+inline Status OpenSecondaryDB(const Options& options, const std::string& name,
+                              const std::string& secondary_path, DB** db) {
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+  std::unique_ptr<DB> owned;
+  Status s = DB::OpenAsSecondary(options, name, secondary_path, &owned);
+  *db = owned.release();
+  return s;
+#else
+  return DB::OpenAsSecondary(options, name, secondary_path, db);
+#endif
+}
+
+inline Status OpenReadOnlyDB(const Options& options, const std::string& name,
+                             DB** db) {
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
+  std::unique_ptr<DB> owned;
+  Status s = DB::OpenForReadOnly(options, name, &owned);
+  *db = owned.release();
+  return s;
+#else
+  return DB::OpenForReadOnly(options, name, db);
+#endif
+}
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

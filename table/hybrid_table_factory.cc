@@ -354,6 +354,7 @@ Status HybridTableFactory::NewTableReader(
   context.timestamp_size = context.user_comparator->timestamp_size();
   DbState* state = DbStateFor(dir);
   context.state = state;
+  context.session_id = table_reader_options.cur_db_session_id;
   context.clock = io.clock;
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
@@ -377,7 +378,7 @@ Status HybridTableFactory::NewTableReader(
   }
   auto reader = std::make_unique<HybridTableReader>(std::move(inner_reader),
                                                     std::move(context));
-  s = reader->CheckMediumFilesPresent(sst_path);
+  s = reader->HoldMediumFiles(sst_path);
   if (s.ok()) *table_reader = std::move(reader);
   return s;
 }

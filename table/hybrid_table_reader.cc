@@ -370,6 +370,12 @@ Status HybridTableReader::VerifyChecksum(
 Status HybridTableReader::GetMediumFile(
     const IOOptions& io, uint64_t number,
     std::shared_ptr<MediumFileReader>* file) {
+  auto held = held_.find(number);
+  if (held != held_.end()) {
+    *file = held->second;
+    return Status::OK();
+  }
+  // A table whose references are not known (not built by HybridKV).
   return context_.state->medium_files.Get(
       context_.fs, context_.dirs, context_.file_options, io, number, file);
 }
@@ -511,17 +517,53 @@ void HybridTableReader::RecordResolved(uint64_t value_bytes,
   counters.resolve_bytes_read += bytes_read;
 }
 
-Status HybridTableReader::CheckMediumFilesPresent(const std::string& sst_path) {
-  if (refs_.empty()) {
-    return Status::OK();
+namespace {
+
+bool HoldsAnyMediumFile(const std::shared_ptr<FileSystem>& fs,
+                        const std::string& dir) {
+  std::vector<std::string> children;
+  if (!fs->GetChildren(dir, IOOptions(), &children, nullptr).ok()) return true;
+  for (const std::string& child : children) {
+    if (MediumNumberOf(child) != 0) return true;
   }
+  return false;
+}
+
+}  // namespace
+
+HybridTableReader::~HybridTableReader() {
+  for (const auto& [number, file] : held_) {
+    context_.state->medium_files.Release(number, context_.session_id);
+  }
+}
+
+Status HybridTableReader::HoldMediumFiles(const std::string& sst_path) {
+  MediumFileCache& cache = context_.state->medium_files;
   for (const auto& [number, ref] : refs_) {
-    Status s = context_.state->medium_files.CheckPresent(
-        context_.fs, context_.dirs, number, "SST " + sst_path);
-    if (!s.ok()) return s;
+    std::shared_ptr<MediumFileReader> file;
+    Status s = cache.Get(context_.fs, context_.dirs, context_.file_options,
+                         IOOptions(), number, &file);
+    if (!s.ok()) {
+      if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {
+        // No medium file at all: a copy made without HybridKV's files.
+        return MissingMediumFile(context_.fs, context_.dirs.front(), number,
+                                 "SST " + sst_path);
+      }
+      // One file damaged or lost: the table opens, and reads of the values
+      // stored in that file fail, naming it.
+      continue;
+    }
+    cache.Hold(number, context_.session_id);
+    held_.emplace(number, std::move(file));
   }
-  // A missing secret is not checked here: reads do without it, and
-  // compactions refuse with a message that names it.
+  if (!held_.empty() &&
+      context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
+    return Status::PathNotFound(
+        "HybridKV: SST " + sst_path +
+        " was deleted while its table was being opened (on a secondary "
+        "instance: by the primary, since the last TryCatchUpWithPrimary; catch "
+        "up and retry)");
+  }
   return Status::OK();
 }
 

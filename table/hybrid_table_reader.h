@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct MediumReadContext {
   std::shared_ptr<Cache>
       block_cache;               // the inner table's; null when it has none
   DbState* state = nullptr;      // the DB's counters and open medium files
+  std::string session_id;        // of the DB session that opened the table
   SystemClock* clock = nullptr;  // for ReadOptions::deadline
   // User scans warm BlobDB's values up to this many entries ahead
   // (ScanPrefetcher); 0: off.
@@ -55,6 +57,7 @@ class HybridTableReader : public TableReader {
  public:
   HybridTableReader(std::unique_ptr<TableReader> inner,
                     MediumReadContext context);
+  ~HybridTableReader() override;
 
   InternalIterator* NewIterator(const ReadOptions& read_options,
                                 const SliceTransform* prefix_extractor,
@@ -160,9 +163,18 @@ class HybridTableReader : public TableReader {
   // missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
-  // OK when every medium file this table points into is there. A DB copied without HybridKV's files then fails at open, where its
-  // table readers are opened, with a message that says how to copy it.
-  Status CheckMediumFilesPresent(const std::string& sst_path);
+  // Opens and holds, for the reader's life, every medium file this table
+  // points into, as RocksDB holds the SST open: a medium file that another
+  // process deletes stays readable, and none is punched while held
+  // (MediumFileCache). Fails when one is missing and the directory holds no
+  // medium file at all: a DB copied without HybridKV's files then fails at
+  // open, where its table readers are opened, with a message that says how to
+  // copy it. (One damaged or lost file among others is not fatal: reads of the
+  // values stored there fail, naming it.) Fails too when the SST at
+  // `sst_path` is gone once they are held: on a secondary instance, the
+  // primary deleted it, and perhaps freed its medium data, since the last
+  // catch-up.
+  Status HoldMediumFiles(const std::string& sst_path);
   // The wrapped format's reader (ScanPrefetcher's lookahead reads through it).
   TableReader* inner() const { return inner_.get(); }
   // The medium files this table points into, with the runs of its records.
@@ -220,6 +232,8 @@ class HybridTableReader : public TableReader {
   ScanLengthHint scan_length_hint_;
   bool has_medium_refs_ = false;
   MediumRefs refs_;  // from the table properties, when known
+  // The medium files of refs_, held by HoldMediumFiles; read-only after it.
+  std::map<uint64_t, std::shared_ptr<MediumFileReader>> held_;
 };
 
 }  // namespace hybridkv

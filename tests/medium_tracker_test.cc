@@ -6,6 +6,9 @@
 // referencing SST; seeding removes leftovers that nothing references and
 // keeps what registered SSTs still point to.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -134,6 +137,84 @@ TEST(MediumFileTrackerTest, FileBeingWrittenIsNotALeftover) {
   tracker.EnsureSeeded();
   EXPECT_TRUE(Exists(MediumFileName(dir.path(), 9)));
   tracker.BuildFinished(9);
+}
+
+// Dead runs of a file that a table reader of another DB session holds (a
+// secondary or read-only instance in this process, whose older Version may
+// still point into them) are not punched until it lets go; the runs then go
+// at the next SST deletion. Holds of the tracker's own session do not count.
+TEST(MediumFileTrackerTest, RunsHeldByAnotherSessionArePunchedOnceReleased) {
+  if (!CanPunchHoles(*FileSystem::Default())) {
+    GTEST_SKIP() << "the file system cannot punch holes";
+  }
+  test::ScratchDir dir("tracker-held");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  const auto other = WriteMediumFile(dir.path(), 8);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
+  tracker.BuildStarted(1, "primary");
+  tracker.BuildFinished(1);
+  tracker.AddSst(100, dir.Sub("000100.sst"),
+                 SstProperties(7, handles, 0, kRecords / 2));
+  tracker.AddSst(101, dir.Sub("000101.sst"),
+                 SstProperties(7, handles, kRecords / 2, kRecords));
+  tracker.AddSst(102, dir.Sub("000102.sst"), SstProperties(8, other, 0, 4));
+  tracker.AddSst(103, dir.Sub("000103.sst"), SstProperties(8, other, 4, 8));
+  tracker.EnsureSeeded();
+  const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
+  open_files.Hold(7, "primary");  // the tracker's own session: no hold
+  open_files.Hold(7, "secondary");
+  tracker.RemoveSst(101);
+  EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole)
+      << "punched under another session's reader";
+  open_files.Release(7, "secondary");
+  tracker.RemoveSst(103);  // any later deletion retries
+  EXPECT_LT(AllocatedBytes(FileSystem::Default().get(), medium),
+            whole - uint64_t{kRecords} * 1000 / 2 + 2 * 4096);
+  open_files.Release(7, "primary");
+}
+
+// A reader in another process holds a medium file (HoldForReading, as every
+// MediumFileReader does): PunchHoles leaves it whole and says Busy, until that
+// process lets go.
+TEST(MediumFileTrackerTest, FileHeldByAnotherProcessIsNotPunched) {
+  if (!CanPunchHoles(*FileSystem::Default())) {
+    GTEST_SKIP() << "the file system cannot punch holes";
+  }
+  test::ScratchDir dir("tracker-process");
+  WriteMediumFile(dir.path(), 7);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the other process: hold, say so, wait to be killed
+    const int fd = HoldForReading(medium);
+    const char c = fd >= 0 ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    pause();
+    _exit(0);
+  }
+  char held = 0;
+  ASSERT_EQ(read(ready[0], &held, 1), 1);
+  ASSERT_EQ(held, 'y');
+  uint64_t freed = 0;
+  // This process's own hold never blocks it.
+  const int own = HoldForReading(medium);
+  IOStatus s = PunchHoles(medium, {{0, 1 << 20}}, 4096, 4096, &freed);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_EQ(freed, 0u);
+  EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
+  ASSERT_OK(PunchHoles(medium, {{0, 1 << 20}}, 4096, 4096, &freed));
+  EXPECT_GT(freed, 0u);
+  ReleaseHold(own);
+  close(ready[0]);
+  close(ready[1]);
 }
 
 }  // namespace
