@@ -1,6 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -75,7 +78,28 @@ void MediumFileTracker::SetFileSystem(
   can_punch_ = fs != nullptr && CanPunchHoles(*fs);
 }
 
+void MediumFileTracker::RemoveBackupLinkLocked(uint64_t number) {
+  const std::string link = BlobFileName(dir_, number);
+  struct stat medium_st, link_st;
+  if (stat(link.c_str(), &link_st) == 0 &&
+      stat(MediumFileName(dir_, number).c_str(), &medium_st) == 0 &&
+      link_st.st_ino == medium_st.st_ino && link_st.st_dev == medium_st.st_dev) {
+    unlink(link.c_str());
+  }
+}
+
+void MediumFileTracker::BackupStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  backups_running_++;
+}
+
+void MediumFileTracker::BackupFinished() {
+  std::lock_guard<std::mutex> lock(mu_);
+  backups_running_--;
+}
+
 void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
+  RemoveBackupLinkLocked(number);
   open_files_->Evict(number);
   deferred_.erase(number);
   const std::string path = MediumFileName(dir_, number);
@@ -323,6 +347,7 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
       continue;
     }
+    if (backups_running_ == 0) RemoveBackupLinkLocked(m);
     AccountLocked(m);  // written by an earlier session
     // Runs nothing points into, whose punch a crash may have lost (Punch
     // keeps the header and footer). Files this session writes now are not

@@ -84,6 +84,11 @@ class MediumFileTracker : public BuildRegistry {
   // deleted.
   void RemoveSst(uint64_t sst_number);
 
+  // hybridkv::CreateNewBackup is running: the "<n>.blob" hard links it makes
+  // for medium files (plugin/backup.cc) are not leftovers until it finishes.
+  void BackupStarted();
+  void BackupFinished();
+
   // Reads the properties of every SST on disk, once it succeeds; see the file
   // comment.
   void EnsureSeeded();
@@ -125,6 +130,10 @@ class MediumFileTracker : public BuildRegistry {
   Status SeedLocked(std::vector<DeadRuns>* dead);
   void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
   void DeleteMediumFileLocked(uint64_t number);
+  // Deletes "<number>.blob" when it is a hard link of medium file `number`
+  // (same inode) that a backup left: killed mid-way, RocksDB 11.x does not
+  // delete it, and it would keep the file's space and block its punching.
+  void RemoveBackupLinkLocked(uint64_t number);
   // Tells the SstFileManager, when there is one, that medium file `number`
   // now occupies its allocated bytes on disk.
   void AccountLocked(uint64_t number);
@@ -155,6 +164,7 @@ class MediumFileTracker : public BuildRegistry {
   std::atomic<uint64_t> punched_bytes_{0};
   std::atomic<uint64_t> punch_failures_{0};
   std::map<uint64_t, MediumRuns> deferred_;  // by medium number; see Punch
+  int backups_running_ = 0;
   std::set<uint64_t> building_;      // SST numbers being written now
   std::set<uint64_t> written_here_;  // by this session: not leftovers
 };

@@ -26,6 +26,7 @@
 
 #include "file/filename.h"
 #include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
@@ -299,8 +300,13 @@ Status CreateNewBackup(BackupEngine* engine, DB* db,
                        const CreateBackupOptions& options,
                        BackupID* new_backup_id) {
   DB* root = db->GetRootDB();
+  MediumFileTracker& tracker = DbStateFor(root->GetName())->tracker();
+  tracker.BackupStarted();  // the links below are not leftovers
   Status s = root->DisableFileDeletions();
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    tracker.BackupFinished();
+    return s;
+  }
   std::vector<LiveFileStorageInfo> files;
   BackupMetadata metadata;
   std::vector<std::string> aliases;
@@ -316,6 +322,7 @@ Status CreateNewBackup(BackupEngine* engine, DB* db,
   for (const std::string& alias : aliases) {
     fs->DeleteFile(alias, IOOptions(), nullptr).PermitUncheckedError();
   }
+  tracker.BackupFinished();
   Status enable = root->EnableFileDeletions();
   return s.ok() ? enable : s;
 }

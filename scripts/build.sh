@@ -23,7 +23,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE_DIR=${HYBRIDKV_CACHE:-$HOME/.cache/hybridkv}
 export HYBRIDKV_CACHE=$CACHE_DIR
 ROCKSDB_VERSION=9.10.0
-DEFAULT_TARGETS=(rocksdb db_bench db_bench_ext ldb sst_dump db_stress hybridkv_tests)
+DEFAULT_TARGETS=(rocksdb db_bench db_bench_ext ldb sst_dump db_stress hybridkv_tests hybridkv_admin)
 
 sanitize=0
 debug=0

@@ -543,6 +543,14 @@ Status HybridTableReader::HoldMediumFiles(const std::string& sst_path) {
     std::shared_ptr<MediumFileReader> file;
     Status s = cache.Get(context_.fs, context_.dirs, context_.file_options,
                          IOOptions(), number, &file);
+    if (s.IsNotSupported()) {
+      return Status::NotSupported(
+          "HybridKV: the DB's file system cannot read medium file " +
+          std::to_string(number) + ".medium (" + s.ToString() +
+          "). DB::OpenAsFollower's OnDemandFileSystem serves only table "
+          "files, so a follower cannot read a HybridKV DB's medium values; "
+          "follow it with a secondary instance (DB::OpenAsSecondary) instead.");
+    }
     if (!s.ok()) {
       if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {
         // No medium file at all: a copy made without HybridKV's files.

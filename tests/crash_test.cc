@@ -305,7 +305,8 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
       EXPECT_EQ(on_disk.count(m), 1u) << m << ".medium is referenced but gone";
     }
     ASSERT_OK(db->VerifyChecksum());
-    // A backup killed mid-way left its links; RocksDB deleted them at open.
+    // A backup killed mid-way left its links; the reconciling flush removed
+    // them.
     for (uint64_t m : on_disk) {
       EXPECT_TRUE(Env::Default()
                       ->FileExists(BlobFileName(db_path, m))

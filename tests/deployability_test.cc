@@ -626,6 +626,26 @@ TEST(DeployabilityTest, ConvertToStockDBLeavesADbStockRocksDBReads) {
   EXPECT_EQ(value, ValueOf("unflushed"));
 }
 
+// DB::OpenAsFollower: RocksDB's OnDemandFileSystem serves random reads only
+// for table files, so a follower cannot read medium files; it is refused at
+// open, saying why and what to use instead.
+TEST(DeployabilityTest, FollowerIsRefusedAtOpenSayingWhy) {
+  test::ScratchDir dir("follower");
+  Options options = SmallLsmOptions();
+  options.enable_blob_files = false;  // as stock BlobDB, which fails anyway
+  auto leader = OpenRaw(options, dir.Sub("leader"));
+  LoadBase(leader.get(), 2000);
+  ASSERT_FALSE(test::FilesWithSuffix(dir.Sub("leader"), ".medium").empty());
+  Options follower_options = options;
+  follower_options.env = Env::Default();
+  std::unique_ptr<DB> follower;
+  Status s = DB::OpenAsFollower(follower_options, dir.Sub("follower"),
+                                dir.Sub("leader"), &follower);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("DB::OpenAsSecondary"), std::string::npos)
+      << s.ToString();
+}
+
 // SSTs that hold pointers, moved into another DB without their medium files
 // (ExportColumnFamily + CreateColumnFamilyWithImport, IngestExternalFile of a
 // copied SST), are refused when RocksDB opens them, before they are part of
@@ -651,7 +671,9 @@ TEST(DeployabilityTest, ImportAndIngestOfPointerFilesAreRefused) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find(".medium is missing"), std::string::npos)
       << s.ToString();
-  if (cf != nullptr) ASSERT_OK(target->DestroyColumnFamilyHandle(cf));
+  if (cf != nullptr) {
+    ASSERT_OK(target->DestroyColumnFamilyHandle(cf));
+  }
 
   // An SST of the source holding pointers, ingested as it is.
   std::string with_pointers;

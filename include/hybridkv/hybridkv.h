@@ -205,8 +205,8 @@ const char* const kPropertyMediumBytesPunched = "hybridkv.medium-bytes-punched";
 //
 // Like BackupEngine::CreateNewBackup. `db` may be any handle of the DB (the
 // one of Open, the DB* of DB::Open, a TransactionDB). Hard-links each medium
-// file in the DB directory for the length of the backup (RocksDB deletes
-// links a crash leaves at the next open).
+// file in the DB directory for the length of the backup (links a crash
+// leaves are removed at the first flush or compaction after the next open).
 Status CreateNewBackup(BackupEngine* engine, DB* db,
                        const CreateBackupOptions& options = {},
                        BackupID* new_backup_id = nullptr);
