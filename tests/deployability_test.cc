@@ -132,6 +132,24 @@ std::unique_ptr<StackableDB> OpenHandle(const Options& options,
   return std::unique_ptr<StackableDB>(raw);
 }
 
+// RocksDB's own Checkpoint of `db` (whatever handle) into `path`.
+Status MakeCheckpoint(DB* db, const std::string& path) {
+  Checkpoint* raw = nullptr;
+  Status s = Checkpoint::Create(db, &raw);
+  std::unique_ptr<Checkpoint> checkpoint(raw);
+  if (s.ok()) s = checkpoint->CreateCheckpoint(path);
+  return s;
+}
+
+// Opening the copy at `path` fails with Corruption, saying `fix`.
+void ExpectOpenRefused(const Options& options, const std::string& path,
+                       const std::string& fix) {
+  Status s;
+  auto copy = OpenRaw(options, path, &s);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find(fix), std::string::npos) << s.ToString();
+}
+
 // Source and copy differ in what HybridKV still holds: the source freed the
 // medium files that the copy needs (full compaction into the merge level),
 // so the copy reads on its own files.
@@ -154,10 +172,7 @@ TEST(DeployabilityTest, CheckpointOfHandleWhileWritingReadsEveryValue) {
   ASSERT_GT(pointers, 0u) << "no medium pointers: the copy would prove nothing";
   {
     BackgroundWriter writer(db.get());
-    Checkpoint* raw = nullptr;
-    ASSERT_OK(Checkpoint::Create(db.get(), &raw));
-    std::unique_ptr<Checkpoint> checkpoint(raw);
-    ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("ckpt")));
+    ASSERT_OK(MakeCheckpoint(db.get(), dir.Sub("ckpt")));
     ASSERT_EQ(writer.Stop(), 0);
   }
   const auto copied = test::FilesWithSuffix(dir.Sub("ckpt"), ".medium");
@@ -175,17 +190,10 @@ TEST(DeployabilityTest, CheckpointOfRawDbFailsAtFirstOpenNamingTheFix) {
   Options options = SmallLsmOptions();
   auto db = OpenRaw(options, dir.Sub("db"));
   LoadBase(db.get(), kBase);
-  Checkpoint* raw = nullptr;
-  ASSERT_OK(Checkpoint::Create(db.get(), &raw));
-  std::unique_ptr<Checkpoint> checkpoint(raw);
-  ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("ckpt")));
+  ASSERT_OK(MakeCheckpoint(db.get(), dir.Sub("ckpt")));
   ASSERT_TRUE(test::FilesWithSuffix(dir.Sub("ckpt"), ".medium").empty());
-  Status s;
-  auto copy = OpenRaw(options, dir.Sub("ckpt"), &s);
-  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(s.ToString().find("Checkpoint on the handle of hybridkv::Open"),
-            std::string::npos)
-      << s.ToString();
+  ExpectOpenRefused(options, dir.Sub("ckpt"),
+                    "Checkpoint on the handle of hybridkv::Open");
 }
 
 TEST(DeployabilityTest, HandleAndHybridCheckpointListTheSameFiles) {
@@ -332,10 +340,7 @@ TEST(DeployabilityTest, StockBackupIsRefusedAtRestoreNamingTheMissingFiles) {
       << "a refused restore wrote files";
   // Restored with RocksDB's own restore, the copy refuses to open.
   ASSERT_OK(engine->RestoreDBFromLatestBackup(dir.Sub("s"), dir.Sub("s")));
-  auto copy = OpenRaw(options, dir.Sub("s"), &s);
-  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(s.ToString().find("hybridkv::CreateNewBackup"), std::string::npos)
-      << s.ToString();
+  ExpectOpenRefused(options, dir.Sub("s"), "hybridkv::CreateNewBackup");
 }
 
 TEST(DeployabilityTest, HybridBackupRestoredByRocksDBFailsAtOpen) {
@@ -346,12 +351,7 @@ TEST(DeployabilityTest, HybridBackupRestoredByRocksDBFailsAtOpen) {
   auto engine = OpenBackupEngine(dir.Sub("backups"));
   ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
   ASSERT_OK(engine->RestoreDBFromLatestBackup(dir.Sub("s"), dir.Sub("s")));
-  Status s;
-  auto copy = OpenRaw(options, dir.Sub("s"), &s);
-  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(s.ToString().find("hybridkv::RestoreDBFromBackup"),
-            std::string::npos)
-      << s.ToString();
+  ExpectOpenRefused(options, dir.Sub("s"), "hybridkv::RestoreDBFromBackup");
 }
 
 TEST(DeployabilityTest, IncompleteBackupIsRefusedBeforeRestoring) {
@@ -520,6 +520,51 @@ TEST(DeployabilityTest, SstFileManagerCountsMediumFiles) {
   EXPECT_EQ(sfm->GetTotalSize(), CountedBytes(dir.Sub("db")));
 }
 
+// With a deletion rate limit, RocksDB's SstFileManager renames a file to
+// "<name>.trash" and deletes it in the background: medium files go the same
+// way as SSTs.
+TEST(DeployabilityTest, SstFileManagerRateLimitsMediumFileDeletion) {
+  test::ScratchDir dir("sfm-rate");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  std::shared_ptr<SstFileManager> sfm(NewSstFileManager(
+      Env::Default(), nullptr, "", /*rate_bytes_per_sec=*/1,
+      /*delete_existing_trash=*/true, nullptr, /*max_trash_db_ratio=*/1000));
+  options.sst_file_manager = sfm;
+  auto db = OpenRaw(options, dir.Sub("db"));
+  LoadBase(db.get(), 2000);
+  const auto mediums = test::FilesWithSuffix(dir.Sub("db"), ".medium");
+  ASSERT_FALSE(mediums.empty());
+  CompactSourceAway(db.get());
+  EXPECT_TRUE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty());
+  // At one byte a second, all but the first are still in the trash.
+  EXPECT_GE(test::FilesWithSuffix(dir.Sub("db"), ".medium.trash").size() + 1,
+            mediums.size());
+}
+
+TEST(DeployabilityTest, DropColumnFamilyDeletesItsMediumFiles) {
+  test::ScratchDir dir("dropcf");
+  Options options = SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  auto db = OpenRaw(options, dir.Sub("db"));
+  ColumnFamilyHandle* cf = nullptr;
+  ASSERT_OK(db->CreateColumnFamily(options, "two", &cf));
+  for (int i = 0; i < 600; ++i) {
+    ASSERT_OK(db->Put(WriteOptions(), cf, BaseKey(i), std::string(300, 'c')));
+    if (i % 200 == 199) {
+      ASSERT_OK(db->Flush(FlushOptions(), cf));
+    }
+  }
+  ASSERT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(), 3u);
+  ASSERT_OK(db->DropColumnFamily(cf));
+  ASSERT_OK(db->DestroyColumnFamilyHandle(cf));
+  // The dropped family's SSTs go when nothing holds them; their medium files
+  // with them.
+  ASSERT_OK(db->Put(WriteOptions(), "x", "y"));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  EXPECT_TRUE(test::FilesWithSuffix(dir.Sub("db"), ".medium").empty());
+}
+
 TEST(DeployabilityTest, DeleteFilesInRangeFreesTheMediumFilesOfDroppedSsts) {
   test::ScratchDir dir("delrange");
   Options options = SmallLsmOptions();
@@ -567,10 +612,7 @@ TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
     std::unique_ptr<Transaction> txn(txn_db->BeginTransaction(WriteOptions()));
     ASSERT_OK(txn->Put("txnkey", ValueOf("txnkey")));
     ASSERT_OK(txn->Commit());
-    Checkpoint* raw = nullptr;
-    ASSERT_OK(Checkpoint::Create(txn_db, &raw));
-    std::unique_ptr<Checkpoint> checkpoint(raw);
-    ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("pessimistic-ckpt")));
+    ASSERT_OK(MakeCheckpoint(txn_db, dir.Sub("pessimistic-ckpt")));
   }
   {
     OptimisticTransactionDB* raw_db = nullptr;
@@ -579,10 +621,7 @@ TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
     std::unique_ptr<OptimisticTransactionDB> txn_db(raw_db);
     LoadBase(txn_db.get(), 2000);
     auto handle = NewHandle(txn_db.get());
-    Checkpoint* raw = nullptr;
-    ASSERT_OK(Checkpoint::Create(handle.get(), &raw));
-    std::unique_ptr<Checkpoint> checkpoint(raw);
-    ASSERT_OK(checkpoint->CreateCheckpoint(dir.Sub("optimistic-ckpt")));
+    ASSERT_OK(MakeCheckpoint(handle.get(), dir.Sub("optimistic-ckpt")));
   }
   for (const char* copy_dir : {"pessimistic-ckpt", "optimistic-ckpt"}) {
     auto copy = OpenRaw(options, dir.Sub(copy_dir));
