@@ -14,7 +14,13 @@
 //
 // HYBRIDKV_CRASH_NO_BLOB=1 turns the large class off (RocksDB's BlobDB does
 // not support secondary instances, which follow this child in
-// SecondaryTest).
+// SecondaryTest). HYBRIDKV_CRASH_PAUSE_MS adds that many milliseconds between
+// the second and third threads' steps: a secondary replays every MANIFEST
+// edit, and on 2 cores cannot keep up with a flush or compaction every
+// 20-100 ms for minutes. HYBRIDKV_CRASH_SCALE=N multiplies the memtable, file
+// and level sizes by N, for the same reason: RocksDB's secondary replays each
+// edit at a cost that grows with the files it tracks, and falls ever further
+// behind a primary that flushes every 64 KiB.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -61,17 +67,28 @@ int main(int argc, char** argv) {
   Options options = crash::MakeOptions(merge_level);
   const char* no_blob = std::getenv("HYBRIDKV_CRASH_NO_BLOB");
   if (no_blob != nullptr && *no_blob == '1') options.enable_blob_files = false;
+  const char* scale_env = std::getenv("HYBRIDKV_CRASH_SCALE");
+  if (scale_env != nullptr && std::atoi(scale_env) > 1) {
+    const int scale = std::atoi(scale_env);
+    options.write_buffer_size *= scale;
+    options.target_file_size_base *= scale;
+    options.max_bytes_for_level_base *= scale;
+    options.blob_file_size *= scale;
+  }
   Status s = hybridkv::OpenDB(options, dir, &raw);
   if (!s.ok()) {
     fprintf(stderr, "open: %s\n", s.ToString().c_str());
     return 3;
   }
   std::unique_ptr<DB> db(raw);
+  const char* pause_env = std::getenv("HYBRIDKV_CRASH_PAUSE_MS");
+  const int pause_ms = pause_env != nullptr ? std::atoi(pause_env) : 0;
   std::atomic<bool> stop{false};
   std::thread background([&] {
     std::mt19937_64 rng(seed ^ start);
     while (!stop.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 80));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(pause_ms + 20 + rng() % 80));
       if (rng() % 3 == 0) {
         db->Flush(FlushOptions()).PermitUncheckedError();
       } else {
@@ -98,7 +115,8 @@ int main(int argc, char** argv) {
     std::unique_ptr<BackupEngine> engine(raw_engine);
     std::mt19937_64 rng(seed ^ (start << 1));
     for (int n = 0; !stop.load(); ++n) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 100));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(pause_ms + rng() % 100));
       const bool checkpoint = n % 2 == 0;
       const std::string marker = copies + "/copying";
       const int fd = open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
