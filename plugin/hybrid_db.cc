@@ -81,6 +81,24 @@ Status Open(const DBOptions& db_options, const std::string& name,
   return s;
 }
 
+Status OpenAsSecondary(const Options& options, const std::string& name,
+                       const std::string& secondary_path, StackableDB** dbptr) {
+  *dbptr = nullptr;
+  if (options.enable_blob_files) {
+    return Status::NotSupported(
+        "HybridKV: a secondary instance cannot follow " + name +
+        " with enable_blob_files=true: RocksDB's BlobDB does not support "
+        "secondary instances (facebook/rocksdb#13296). Turn the large class "
+        "off (HybridOptions::enable_blob_files=false; medium values and "
+        "inline values follow fine), or copy the DB with a checkpoint or "
+        "backup instead.");
+  }
+  DB* db = nullptr;
+  Status s = OpenSecondaryDB(options, name, secondary_path, &db);
+  if (s.ok()) *dbptr = new HybridDB(db);
+  return s;
+}
+
 std::unique_ptr<StackableDB> NewHandle(DB* db) {
   return std::make_unique<HybridDB>(std::shared_ptr<DB>(db, [](DB*) {}));
 }

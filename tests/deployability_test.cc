@@ -771,10 +771,16 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
   ASSERT_OK(primary->Flush(FlushOptions()));
   Options secondary_options = options;
   secondary_options.max_open_files = -1;
-  DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenSecondaryDB(secondary_options, dir.Sub("db"),
+  StackableDB* raw = nullptr;
+  Options with_blobs = secondary_options;
+  with_blobs.enable_blob_files = true;
+  Status refused = hybridkv::OpenAsSecondary(with_blobs, dir.Sub("db"),
+                                             dir.Sub("secondary"), &raw);
+  EXPECT_TRUE(refused.IsNotSupported()) << refused.ToString();
+  EXPECT_NE(refused.ToString().find("enable_blob_files"), std::string::npos);
+  ASSERT_OK(hybridkv::OpenAsSecondary(secondary_options, dir.Sub("db"),
                                       dir.Sub("secondary"), &raw));
-  std::unique_ptr<DB> secondary(raw);
+  std::unique_ptr<StackableDB> secondary(raw);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> version{0};
   std::thread writer([&] {

@@ -175,6 +175,13 @@ Status Open(const Options& options, const std::string& name,
 Status Open(const DBOptions& db_options, const std::string& name,
             const std::vector<ColumnFamilyDescriptor>& column_families,
             std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr);
+// DB::OpenAsSecondary, returning the handle. A secondary holds the medium
+// files of the tables it has open, and the primary does not punch them, until
+// it catches up (docs/deployability.md). Refused (NotSupported) when a column
+// family has the large class on (enable_blob_files): RocksDB's BlobDB does not
+// support secondaries (facebook/rocksdb#13296).
+Status OpenAsSecondary(const Options& options, const std::string& name,
+                       const std::string& secondary_path, StackableDB** dbptr);
 // A handle over `db`, opened otherwise (read-only, a TransactionDB, an
 // OptimisticTransactionDB): `db` stays the caller's and must outlive it. A
 // TransactionDB can also sit on top of the handle of Open
