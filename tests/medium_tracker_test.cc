@@ -217,6 +217,40 @@ TEST(MediumFileTrackerTest, FileHeldByAnotherProcessIsNotPunched) {
   close(ready[1]);
 }
 
+// A medium file open through MediumFileCache (as every table reader holds
+// its files) is held: PunchHoles in another process says Busy until it is
+// released.
+TEST(MediumFileTrackerTest, OpenMediumFileIsHeldAgainstOtherProcesses) {
+  if (!CanPunchHoles(*FileSystem::Default())) {
+    GTEST_SKIP() << "the file system cannot punch holes";
+  }
+  test::ScratchDir dir("tracker-open");
+  WriteMediumFile(dir.path(), 7);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  // 0 when another process's punch is refused as Busy, 1 when it punches.
+  auto punch_elsewhere = [&] {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      uint64_t freed = 0;
+      _exit(PunchHoles(medium, {{0, 1 << 20}}, 4096, 4096, &freed).IsBusy()
+                ? 0
+                : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  MediumFileCache cache;
+  std::shared_ptr<MediumFileReader> file;
+  ASSERT_OK(cache.Get(FileSystem::Default(), {dir.path()}, FileOptions(),
+                      IOOptions(), 7, &file));
+  cache.Hold(7, "secondary");
+  EXPECT_EQ(punch_elsewhere(), 0) << "punched while a reader held the file";
+  cache.Release(7, "secondary");  // the last holder: the cache closes it
+  file.reset();
+  EXPECT_EQ(punch_elsewhere(), 1);
+}
+
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
