@@ -52,10 +52,9 @@ Status Decode(const std::string& path, const Slice& data, Secrets* secrets) {
   }
   const uint32_t version = DecodeFixed32(data.data() + 8);
   if (version != 1 && version != kSecretVersion) {
-    return Status::NotSupported("HybridKV secret file " + path +
-                                " has an unknown version " +
-                                std::to_string(version) +
-                                "; open the DB with a newer HybridKV.");
+    return Status::NotSupported(
+        "HybridKV secret file " + path + " has an unknown version " +
+        std::to_string(version) + "; open the DB with a newer HybridKV.");
   }
   Slice rest(data.data() + 12, body - 12);
   uint32_t count = 1;  // version 1 holds one key
@@ -150,9 +149,9 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
     // SST keeps the id of the DB that wrote it.
     result = WriteWithNewKey(fs, dir, path, db_id, &secrets, secret);
   } else {
-    return Status::NotFound("HybridKV secret file " + path +
-                            (io.ok() ? " holds no key for DB id " + db_id
-                                     : " is missing"));
+    return Status::NotFound(
+        "HybridKV secret file " + path +
+        (io.ok() ? " holds no key for DB id " + db_id : " is missing"));
   }
   if (result.ok()) {
     cache[db_id] = *secret;

@@ -16,9 +16,9 @@
 // extracts a medium value, with a random key; the file is rewritten to a
 // temporary file, synced, renamed into place, and the directory is synced.
 // Keys of other DB ids stay: RocksDB's DestroyDB leaves the file, and a new DB
-// in the directory adds its own key beside the old one. Checkpoints and backups must copy it (see the helpers in
-// include/hybridkv/hybridkv.h); without it, pointers cannot be told from plain
-// values and compactions refuse to proceed.
+// in the directory adds its own key beside the old one. Every copy of the DB
+// holds the file (docs/deployability.md); without it, pointers cannot be told
+// from plain values and compactions refuse to proceed.
 #pragma once
 
 #include <memory>

@@ -2,7 +2,6 @@
 #include "plugin/hybridkv/blob/medium_file.h"
 
 #include "file/filename.h"
-
 #include "file/random_access_file_reader.h"
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"

@@ -83,7 +83,8 @@ void MediumFileTracker::RemoveBackupLinkLocked(uint64_t number) {
   struct stat medium_st, link_st;
   if (stat(link.c_str(), &link_st) == 0 &&
       stat(MediumFileName(dir_, number).c_str(), &medium_st) == 0 &&
-      link_st.st_ino == medium_st.st_ino && link_st.st_dev == medium_st.st_dev) {
+      link_st.st_ino == medium_st.st_ino &&
+      link_st.st_dev == medium_st.st_dev) {
     unlink(link.c_str());
   }
 }
@@ -107,8 +108,8 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
   if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
     // As RocksDB's own DeleteDBFile does (through its rate limit and trash,
     // when configured): the SstFileManager is always the Impl.
-    s = static_cast<SstFileManagerImpl*>(sfm.get())
-            ->ScheduleFileDeletion(path, dir_);
+    s = static_cast<SstFileManagerImpl*>(sfm.get())->ScheduleFileDeletion(path,
+                                                                          dir_);
   } else {
     s = (fs_ ? fs_ : FileSystem::Default())
             ->DeleteFile(path, IOOptions(), nullptr);

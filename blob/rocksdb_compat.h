@@ -83,54 +83,45 @@ inline TableBuilderOptions CopyWithCollectors(
   return copy;
 }
 
-// DB::Open into a raw pointer: RocksDB 9.x takes DB**, 11.x only
-// std::unique_ptr<DB>*. (Tests and tools hold DBs either way.)
-inline Status OpenDB(const Options& options, const std::string& name, DB** db) {
+// DB::Open and friends into a raw pointer: RocksDB 9.x takes DB**, 11.x only
+// std::unique_ptr<DB>*. `open` is called with the one this version takes.
+// (Tests and tools hold DBs either way.)
+template <typename Open>
+Status OpenIntoRawPointer(DB** db, const Open& open) {
 #if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
   std::unique_ptr<DB> owned;
-  Status s = DB::Open(options, name, &owned);
+  Status s = open(&owned);
   *db = owned.release();
   return s;
 #else
-  return DB::Open(options, name, db);
+  return open(db);
 #endif
+}
+
+inline Status OpenDB(const Options& options, const std::string& name, DB** db) {
+  return OpenIntoRawPointer(
+      db, [&](auto* out) { return DB::Open(options, name, out); });
 }
 
 inline Status OpenDB(const DBOptions& options, const std::string& name,
                      const std::vector<ColumnFamilyDescriptor>& families,
                      std::vector<ColumnFamilyHandle*>* handles, DB** db) {
-#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
-  std::unique_ptr<DB> owned;
-  Status s = DB::Open(options, name, families, handles, &owned);
-  *db = owned.release();
-  return s;
-#else
-  return DB::Open(options, name, families, handles, db);
-#endif
+  return OpenIntoRawPointer(db, [&](auto* out) {
+    return DB::Open(options, name, families, handles, out);
+  });
 }
 
 inline Status OpenSecondaryDB(const Options& options, const std::string& name,
                               const std::string& secondary_path, DB** db) {
-#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
-  std::unique_ptr<DB> owned;
-  Status s = DB::OpenAsSecondary(options, name, secondary_path, &owned);
-  *db = owned.release();
-  return s;
-#else
-  return DB::OpenAsSecondary(options, name, secondary_path, db);
-#endif
+  return OpenIntoRawPointer(db, [&](auto* out) {
+    return DB::OpenAsSecondary(options, name, secondary_path, out);
+  });
 }
 
 inline Status OpenReadOnlyDB(const Options& options, const std::string& name,
                              DB** db) {
-#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
-  std::unique_ptr<DB> owned;
-  Status s = DB::OpenForReadOnly(options, name, &owned);
-  *db = owned.release();
-  return s;
-#else
-  return DB::OpenForReadOnly(options, name, db);
-#endif
+  return OpenIntoRawPointer(
+      db, [&](auto* out) { return DB::OpenForReadOnly(options, name, out); });
 }
 
 }  // namespace hybridkv

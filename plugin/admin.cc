@@ -9,8 +9,8 @@
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
-#include "plugin/hybridkv/plugin/hybrid_db.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/plugin/hybrid_db.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/utilities/checkpoint.h"
 

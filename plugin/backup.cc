@@ -20,8 +20,9 @@
 // clang-format on
 //
 // docs/deployability.md says why this and not a backup format of our own.
-#include <cinttypes>
+#include <cstdio>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "file/filename.h"
@@ -34,7 +35,6 @@
 #include "rocksdb/file_system.h"
 #include "rocksdb/utilities/stackable_db.h"
 #include "util/crc32c.h"
-#include "util/string_util.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -75,8 +75,8 @@ Status DecodeMetadata(BackupID id, const std::string& text, BackupMetadata* m) {
   };
   const size_t crc_at = text.rfind("crc ");
   if (crc_at == std::string::npos) return bad("has no checksum");
-  const uint32_t want = static_cast<uint32_t>(
-      strtoul(text.c_str() + crc_at + 4, nullptr, 16));
+  const uint32_t want =
+      static_cast<uint32_t>(strtoul(text.c_str() + crc_at + 4, nullptr, 16));
   if (crc32c::Unmask(want) != crc32c::Value(text.data(), crc_at)) {
     return bad("fails its checksum");
   }
@@ -151,9 +151,8 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
   opts.include_checksum_info =
       gen != nullptr &&
       std::string(gen->Name()) == "FileChecksumGenCrc32cFactory";
-  opts.wal_size_for_flush = options.flush_before_backup
-                                ? 0
-                                : std::numeric_limits<uint64_t>::max();
+  opts.wal_size_for_flush =
+      options.flush_before_backup ? 0 : std::numeric_limits<uint64_t>::max();
   Status s = root->GetLiveFilesStorageInfo(opts, files);
   HybridKVFiles found;
   if (s.ok()) s = FindHybridKVFiles(root, *files, &found);
@@ -240,9 +239,8 @@ Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
     if (!ours && parsed && type == kTableFile) {
       // Made by RocksDB's own CreateNewBackup: read what its SSTs point into.
       MediumRefs refs;
-      s = ReadSstMediumRefs(backup_fs,
-                            MakeTableFileName(info.name_for_open, number),
-                            &refs);
+      s = ReadSstMediumRefs(
+          backup_fs, MakeTableFileName(info.name_for_open, number), &refs);
       if (!s.ok()) return s;
       for (const auto& [medium, ref] : refs) needed.insert(medium);
     }
@@ -254,7 +252,8 @@ Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
   }
   if (count == 0) return Status::OK();
   const std::string which =
-      missing + (count > 5 ? " and " + std::to_string(count - 5) + " more" : "");
+      missing +
+      (count > 5 ? " and " + std::to_string(count - 5) + " more" : "");
   if (!ours) {
     return Status::Corruption(
         "HybridKV: backup " + std::to_string(id) +
@@ -314,9 +313,8 @@ Status CreateNewBackup(BackupEngine* engine, DB* db,
   s = ListForBackup(root, options, &files, &metadata, &aliases);
   if (s.ok()) {
     BackupView view(root, std::move(files), sequence);
-    s = engine->CreateNewBackupWithMetadata(options, &view,
-                                            EncodeMetadata(metadata),
-                                            new_backup_id);
+    s = engine->CreateNewBackupWithMetadata(
+        options, &view, EncodeMetadata(metadata), new_backup_id);
   }
   const std::shared_ptr<FileSystem>& fs = root->GetEnv()->GetFileSystem();
   for (const std::string& alias : aliases) {
@@ -335,8 +333,8 @@ Status VerifyBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
   return s;
 }
 
-Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine,
-                           BackupID backup_id, const std::string& db_dir,
+Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
+                           const std::string& db_dir,
                            const std::string& wal_dir,
                            const RestoreOptions& options, Env* db_env) {
   BackupMetadata metadata;
@@ -357,8 +355,8 @@ Status RestoreDBFromLatestBackup(BackupEngineReadOnlyBase* engine,
   BackupInfo latest;
   Status s = engine->GetLatestBackupInfo(&latest);
   if (!s.ok()) return s;
-  return RestoreDBFromBackup(engine, latest.backup_id, db_dir, wal_dir,
-                             options, db_env);
+  return RestoreDBFromBackup(engine, latest.backup_id, db_dir, wal_dir, options,
+                             db_env);
 }
 
 }  // namespace hybridkv

@@ -35,8 +35,8 @@ class HybridDB : public StackableDB {
   Status GetLiveFiles(std::vector<std::string>& files,
                       uint64_t* manifest_file_size,
                       bool flush_memtable = true) override;
-  bool GetIntProperty(ColumnFamilyHandle* column_family,
-                      const Slice& property, uint64_t* value) override;
+  bool GetIntProperty(ColumnFamilyHandle* column_family, const Slice& property,
+                      uint64_t* value) override;
   bool GetProperty(ColumnFamilyHandle* column_family, const Slice& property,
                    std::string* value) override;
 };

@@ -1,11 +1,11 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/live_files.h"
 
+#include "file/filename.h"
 #include "plugin/hybridkv/blob/db_secret.h"
 #include "plugin/hybridkv/blob/db_state.h"
 #include "plugin/hybridkv/blob/medium_file.h"
 #include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "file/filename.h"
 #include "rocksdb/file_system.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -24,11 +24,12 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
     if (!tracker.RefsOf(sst, &refs)) {
       Status s = ReadSstMediumRefs(fs, MakeTableFileName(dir, sst), &refs);
       if (!s.ok()) {
-        return Status::Corruption("HybridKV: cannot tell which medium files SST " +
-                                  MakeTableFileName(dir, sst) +
-                                  " points into, so a copy of it could not be "
-                                  "made complete: " +
-                                  s.ToString());
+        return Status::Corruption(
+            "HybridKV: cannot tell which medium files SST " +
+            MakeTableFileName(dir, sst) +
+            " points into, so a copy of it could not be "
+            "made complete: " +
+            s.ToString());
       }
     }
     for (const auto& [number, ref] : refs) found->medium_numbers.insert(number);

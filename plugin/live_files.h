@@ -24,9 +24,9 @@ namespace hybridkv {
 
 // HybridKV's files that a copy of the listed SSTs needs.
 struct HybridKVFiles {
-  std::string dir;                     // where they are: the SSTs' directory
-  std::set<uint64_t> medium_numbers;   // "<n>.medium"
-  bool has_secret = false;             // HYBRIDKV-SECRET
+  std::string dir;                    // where they are: the SSTs' directory
+  std::set<uint64_t> medium_numbers;  // "<n>.medium"
+  bool has_secret = false;            // HYBRIDKV-SECRET
 };
 
 // Finds them. Call it between DisableFileDeletions and EnableFileDeletions,

@@ -564,7 +564,12 @@ Status HybridTableReader::HoldMediumFiles(const std::string& sst_path) {
     cache.Hold(number, context_.session_id);
     held_.emplace(number, std::move(file));
   }
-  if (!held_.empty() &&
+  // A table this DB session wrote (a flush's or compaction's output) was not
+  // deleted by another instance: no stat on the write path.
+  const auto props = inner_->GetTableProperties();
+  const bool written_here =
+      props != nullptr && props->db_session_id == context_.session_id;
+  if (!held_.empty() && !written_here &&
       context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
     return Status::PathNotFound(
         "HybridKV: SST " + sst_path +

@@ -115,14 +115,14 @@ std::string Diff(const std::vector<std::pair<std::string, std::string>>& scan,
 bool WrittenBy(uint64_t seed, const std::string& key, const std::string& value,
                uint64_t max_op) {
   const size_t colon = value.find(':');
-  const std::string digits = value.substr(2, colon == std::string::npos
-                                                 ? std::string::npos
-                                                 : colon - 2);
+  const std::string digits = value.substr(
+      2, colon == std::string::npos ? std::string::npos : colon - 2);
   const uint64_t stem = std::strtoull(digits.c_str(), nullptr, 10);
   std::vector<uint64_t> candidates = {stem};
   if (colon == std::string::npos) {  // cut: the number may be longer
     for (uint64_t scale = 10; stem * scale <= max_op; scale *= 10) {
-      for (uint64_t r = 0; r < scale; ++r) candidates.push_back(stem * scale + r);
+      for (uint64_t r = 0; r < scale; ++r)
+        candidates.push_back(stem * scale + r);
     }
   }
   for (uint64_t op : candidates) {
@@ -182,8 +182,8 @@ int CheckCopies(const std::string& copies, uint64_t seed, uint64_t max_op) {
     const std::string restored = copies + "/restored";
     EXPECT_OK(hybridkv::VerifyBackup(engine.get(), backups.back().backup_id,
                                      /*verify_with_checksum=*/true));
-    EXPECT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), restored,
-                                                  restored));
+    EXPECT_OK(
+        hybridkv::RestoreDBFromLatestBackup(engine.get(), restored, restored));
     CheckCopy(restored, seed, max_op);
     EXPECT_OK(hybridkv::DestroyDB(restored, options));
     EXPECT_OK(engine->PurgeOldBackups(1));
@@ -329,9 +329,8 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
     // A backup killed mid-way left its links; the reconciling flush removed
     // them.
     for (uint64_t m : on_disk) {
-      EXPECT_TRUE(Env::Default()
-                      ->FileExists(BlobFileName(db_path, m))
-                      .IsNotFound())
+      EXPECT_TRUE(
+          Env::Default()->FileExists(BlobFileName(db_path, m)).IsNotFound())
           << "a backup's link to " << m << ".medium is left";
     }
     ASSERT_OK(db->Close());
@@ -358,8 +357,7 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
 // may fail. HYBRIDKV_LONG=1 runs HYBRIDKV_LONG_SECONDS (default 600).
 TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   const bool long_mode = EnvU64("HYBRIDKV_LONG", 0) != 0;
-  const uint64_t seconds =
-      long_mode ? EnvU64("HYBRIDKV_LONG_SECONDS", 600) : 8;
+  const uint64_t seconds = long_mode ? EnvU64("HYBRIDKV_LONG_SECONDS", 600) : 8;
   const uint64_t seed = 20261125;
   test::ScratchDir dir("secondary");
   const std::string db_path = dir.Sub("db");
@@ -370,8 +368,8 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   const std::string child = child_env != nullptr && *child_env != '\0'
                                 ? child_env
                                 : HYBRIDKV_CRASH_CHILD;
-  const std::string args[] = {child, db_path, std::to_string(seed), "0",
-                              progress_path, "-1", copies};
+  const std::string args[] = {
+      child, db_path, std::to_string(seed), "0", progress_path, "-1", copies};
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -405,7 +403,8 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   options.enable_blob_files = false;
   options.max_open_files = -1;
   DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenSecondaryDB(options, db_path, dir.Sub("secondary"), &raw));
+  ASSERT_OK(
+      hybridkv::OpenSecondaryDB(options, db_path, dir.Sub("secondary"), &raw));
   std::unique_ptr<DB> secondary(raw);
   std::mt19937_64 rng(seed);
   uint64_t catch_ups = 0, reads = 0, values = 0, errors = 0, wrong = 0;
@@ -454,7 +453,8 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
       check(it->key(), it->value());
     }
     reads++;
-    if (!it->status().ok() && errors++ == 0) first_error = it->status().ToString();
+    if (!it->status().ok() && errors++ == 0)
+      first_error = it->status().ToString();
   }
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   int wstatus = 0;
@@ -462,10 +462,11 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   EXPECT_TRUE(WIFSIGNALED(wstatus)) << "the primary ended on its own";
   std::cout << "[SecondaryTest] " << seconds << " s: " << catch_ups
             << " catch-ups, " << reads << " reads, " << values
-            << " values checked, " << wrong << " wrong, " << errors
-            << " errors" << (errors ? " (first: " + first_error + ")" : "")
+            << " values checked, " << wrong << " wrong, " << errors << " errors"
+            << (errors ? " (first: " + first_error + ")" : "")
             << "; primary acknowledged " << acked() << " operations, "
-            << MediumFilesOnDisk(db_path).size() << " medium files at the end\n";
+            << MediumFilesOnDisk(db_path).size()
+            << " medium files at the end\n";
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(errors, 0u) << first_error;
   EXPECT_GT(values, 1000u);

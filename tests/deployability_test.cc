@@ -9,19 +9,19 @@
 // TransactionDB. The source DB writes, flushes and compacts during and after
 // every copy.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <map>
 #include <random>
 #include <set>
-#include <sys/stat.h>
 #include <thread>
 
+#include "file/file_util.h"
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/rocksdb_compat.h"
-#include "rocksdb/db.h"
-#include "file/file_util.h"
 #include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
 #include "rocksdb/sst_file_manager.h"
 #include "rocksdb/utilities/backup_engine.h"
 #include "rocksdb/utilities/checkpoint.h"
@@ -226,8 +226,8 @@ std::unique_ptr<BackupEngine> OpenBackupEngine(const std::string& dir) {
 
 std::set<std::string> SharedFiles(const std::string& backup_dir) {
   std::vector<std::string> children;
-  EXPECT_OK(Env::Default()->GetChildren(backup_dir + "/shared_checksum",
-                                        &children));
+  EXPECT_OK(
+      Env::Default()->GetChildren(backup_dir + "/shared_checksum", &children));
   return std::set<std::string>(children.begin(), children.end());
 }
 
@@ -322,12 +322,24 @@ TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
   VerifyCopy(copy.get(), kBase);
 }
 
+// A raw DB of kBase keys of the MD mix, with a BackupEngine beside it.
+struct DbWithBackups {
+  explicit DbWithBackups(const std::string& name)
+      : dir(name),
+        options(SmallLsmOptions()),
+        db(OpenRaw(options, dir.Sub("db"))),
+        engine(OpenBackupEngine(dir.Sub("backups"))) {
+    LoadBase(db.get(), kBase);
+  }
+  test::ScratchDir dir;
+  Options options;
+  std::unique_ptr<DB> db;
+  std::unique_ptr<BackupEngine> engine;
+};
+
 TEST(DeployabilityTest, StockBackupIsRefusedAtRestoreNamingTheMissingFiles) {
-  test::ScratchDir dir("stockbackup");
-  Options options = SmallLsmOptions();
-  auto db = OpenRaw(options, dir.Sub("db"));
-  LoadBase(db.get(), kBase);
-  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  DbWithBackups t("stockbackup");
+  auto& [dir, options, db, engine] = t;
   ASSERT_OK(engine->CreateNewBackup(db.get()));  // RocksDB's own
   Status s = hybridkv::VerifyBackup(engine.get(), 1);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
@@ -344,22 +356,16 @@ TEST(DeployabilityTest, StockBackupIsRefusedAtRestoreNamingTheMissingFiles) {
 }
 
 TEST(DeployabilityTest, HybridBackupRestoredByRocksDBFailsAtOpen) {
-  test::ScratchDir dir("stockrestore");
-  Options options = SmallLsmOptions();
-  auto db = OpenRaw(options, dir.Sub("db"));
-  LoadBase(db.get(), kBase);
-  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  DbWithBackups t("stockrestore");
+  auto& [dir, options, db, engine] = t;
   ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
   ASSERT_OK(engine->RestoreDBFromLatestBackup(dir.Sub("s"), dir.Sub("s")));
   ExpectOpenRefused(options, dir.Sub("s"), "hybridkv::RestoreDBFromBackup");
 }
 
 TEST(DeployabilityTest, IncompleteBackupIsRefusedBeforeRestoring) {
-  test::ScratchDir dir("incomplete");
-  Options options = SmallLsmOptions();
-  auto db = OpenRaw(options, dir.Sub("db"));
-  LoadBase(db.get(), kBase);
-  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  DbWithBackups t("incomplete");
+  auto& [dir, options, db, engine] = t;
   ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
   // An operator's clean-up removed one medium file from the backup.
   std::string removed;
@@ -412,7 +418,8 @@ std::map<std::string, std::pair<off_t, time_t>> Listing(
   for (const std::string& c : children) {
     struct stat st;
     if (stat((dir + "/" + c).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      out[c] = {st.st_size, st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec};
+      out[c] = {st.st_size,
+                st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec};
     }
   }
   return out;
@@ -434,8 +441,8 @@ TEST(DeployabilityTest, ReadOnlyOpenChangesNoFile) {
   ASSERT_FALSE(mediums.empty());
   ASSERT_OK(CopyFile(FileSystem::Default().get(),
                      dir.Sub("db") + "/" + mediums[0], Temperature::kUnknown,
-                     dir.Sub("db") + "/999999.medium", Temperature::kUnknown,
-                     0, false, nullptr));
+                     dir.Sub("db") + "/999999.medium", Temperature::kUnknown, 0,
+                     false, nullptr));
   const auto before = Listing(dir.Sub("db"));
   {
     DB* raw = nullptr;
@@ -452,8 +459,9 @@ TEST(DeployabilityTest, ReadOnlyOpenChangesNoFile) {
   auto db = OpenRaw(options, dir.Sub("db"));
   ASSERT_OK(db->Put(WriteOptions(), "x", ValueOf("x")));
   ASSERT_OK(db->Flush(FlushOptions()));
-  EXPECT_TRUE(
-      Env::Default()->FileExists(dir.Sub("db") + "/999999.medium").IsNotFound());
+  EXPECT_TRUE(Env::Default()
+                  ->FileExists(dir.Sub("db") + "/999999.medium")
+                  .IsNotFound());
 }
 
 TEST(DeployabilityTest, HandleAnswersHybridKVProperties) {
@@ -587,8 +595,8 @@ TEST(DeployabilityTest, DeleteFilesInRangeFreesTheMediumFilesOfDroppedSsts) {
   ASSERT_EQ(test::FilesAt(db.get(), 1).size(), 2u);
   ASSERT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(), 2u);
   const Slice begin("a"), end("az");
-  ASSERT_OK(DeleteFilesInRange(db.get(), db->DefaultColumnFamily(), &begin,
-                               &end));
+  ASSERT_OK(
+      DeleteFilesInRange(db.get(), db->DefaultColumnFamily(), &begin, &end));
   EXPECT_EQ(test::FilesAt(db.get(), 1).size(), 1u);
   EXPECT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(), 1u);
   std::string value;
@@ -604,9 +612,9 @@ TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
     StackableDB* handle = nullptr;
     ASSERT_OK(hybridkv::Open(options, dir.Sub("pessimistic"), &handle));
     TransactionDB* txn_db = nullptr;
-    ASSERT_OK(TransactionDB::WrapStackableDB(handle, TransactionDBOptions(),
-                                             {0}, {handle->DefaultColumnFamily()},
-                                             &txn_db));
+    ASSERT_OK(TransactionDB::WrapStackableDB(
+        handle, TransactionDBOptions(), {0}, {handle->DefaultColumnFamily()},
+        &txn_db));
     std::unique_ptr<TransactionDB> owner(txn_db);
     LoadBase(txn_db, 2000);
     std::unique_ptr<Transaction> txn(txn_db->BeginTransaction(WriteOptions()));
@@ -616,8 +624,8 @@ TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
   }
   {
     OptimisticTransactionDB* raw_db = nullptr;
-    ASSERT_OK(OptimisticTransactionDB::Open(options, dir.Sub("optimistic"),
-                                            &raw_db));
+    ASSERT_OK(
+        OptimisticTransactionDB::Open(options, dir.Sub("optimistic"), &raw_db));
     std::unique_ptr<OptimisticTransactionDB> txn_db(raw_db);
     LoadBase(txn_db.get(), 2000);
     auto handle = NewHandle(txn_db.get());
@@ -743,7 +751,8 @@ std::string VersionedValue(int i, uint64_t version) {
   const std::string key = BaseKey(i);
   const size_t size = ValueOf(key).size();
   std::string v = key + ":" + std::to_string(version) + ":";
-  while (v.size() < size) v += static_cast<char>('a' + (i + version + v.size()) % 26);
+  while (v.size() < size)
+    v += static_cast<char>('a' + (i + version + v.size()) % 26);
   v.resize(size);
   return v;
 }
@@ -789,7 +798,8 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
       const uint64_t v = version.load() + 1;
       for (int n = 0; n < 500; ++n) {
         const int i = static_cast<int>(rng() % kKeys);
-        ASSERT_OK(primary->Put(WriteOptions(), BaseKey(i), VersionedValue(i, v)));
+        ASSERT_OK(
+            primary->Put(WriteOptions(), BaseKey(i), VersionedValue(i, v)));
       }
       version = v;
       if (v % 20 == 0) {
@@ -823,8 +833,8 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
       if (v > known + 1 || value != VersionedValue(i, v)) {
         wrong++;
         ADD_FAILURE() << BaseKey(i) << " read a value the primary never wrote: "
-                      << value.substr(0, 40) << " (primary at version "
-                      << known << ")";
+                      << value.substr(0, 40) << " (primary at version " << known
+                      << ")";
       }
     }
   }

@@ -181,16 +181,15 @@ TEST(ToolsTest, HybridKVAdminBacksUpRestoresAndConverts) {
   Options options;
   ASSERT_OK(ConfigureOptions(&options));
   Options stock;  // BlockBasedTable, no HybridKV component
-  for (const auto& [path, opts] :
-       {std::make_pair(dir.Sub("restored"), options),
-        std::make_pair(dir.Sub("ckpt"), stock)}) {
+  for (const auto& [path, opts] : {std::make_pair(dir.Sub("restored"), options),
+                                   std::make_pair(dir.Sub("ckpt"), stock)}) {
     DB* raw = nullptr;
     ASSERT_OK(hybridkv::OpenDB(opts, path, &raw));
     std::unique_ptr<DB> db(raw);
     for (int i = 0; i < 500; ++i) {
       std::string value;
-      ASSERT_OK(db->Get(ReadOptions(), "key" + std::to_string(1000000 + i),
-                        &value))
+      ASSERT_OK(
+          db->Get(ReadOptions(), "key" + std::to_string(1000000 + i), &value))
           << path;
       ASSERT_EQ(value, value_of(i));
     }

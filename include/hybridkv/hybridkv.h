@@ -221,16 +221,16 @@ Status CreateNewBackup(BackupEngine* engine, DB* db,
 // every medium file its SSTs point into, and refuses at once, naming the
 // missing files, when it does not (e.g. a backup made by RocksDB's own
 // CreateNewBackup). `db_env`: the Env given to BackupEngine::Open.
-Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine,
-                           BackupID backup_id, const std::string& db_dir,
+Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
+                           const std::string& db_dir,
                            const std::string& wal_dir,
                            const RestoreOptions& options = RestoreOptions(),
                            Env* db_env = Env::Default());
-Status RestoreDBFromLatestBackup(BackupEngineReadOnlyBase* engine,
-                                 const std::string& db_dir,
-                                 const std::string& wal_dir,
-                                 const RestoreOptions& options = RestoreOptions(),
-                                 Env* db_env = Env::Default());
+Status RestoreDBFromLatestBackup(
+    BackupEngineReadOnlyBase* engine, const std::string& db_dir,
+    const std::string& wal_dir,
+    const RestoreOptions& options = RestoreOptions(),
+    Env* db_env = Env::Default());
 // BackupEngine::VerifyBackup, and the check above.
 Status VerifyBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
                     bool verify_with_checksum = false);
