@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "logging/logging.h"
-#include "plugin/hybridkv/blob/pointer_resolver.h"
+#include "plugin/hybridkv/blob/lifecycle/pointer_resolver.h"
 #include "rocksdb/utilities/options_type.h"
 
 namespace ROCKSDB_NAMESPACE {

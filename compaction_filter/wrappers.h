@@ -17,13 +17,15 @@
 // hybridkv::ConfigureOptions installs them around whatever the options hold.
 // HybridTable's ValidateOptions rejects an unwrapped filter or merge operator.
 //
-// May depend on: blob/ (to resolve pointers), RocksDB's public headers.
+// May depend on: blob/lifecycle/ (to resolve pointers), HybridKV's public
+// header, RocksDB's public headers.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/compaction_filter.h"
 #include "rocksdb/merge_operator.h"
 
@@ -32,7 +34,7 @@ namespace hybridkv {
 
 class HybridKVCompactionFilterFactory : public CompactionFilterFactory {
  public:
-  static const char* kClassName() { return "HybridKVCompactionFilter"; }
+  static const char* kClassName() { return kCompactionFilterId; }
   explicit HybridKVCompactionFilterFactory(
       std::shared_ptr<CompactionFilterFactory> inner = nullptr);
 
@@ -56,7 +58,7 @@ std::shared_ptr<CompactionFilterFactory> NewSharedCompactionFilterFactory(
 
 class HybridKVMergeOperator : public MergeOperator {
  public:
-  static const char* kClassName() { return "HybridKVMergeOperator"; }
+  static const char* kClassName() { return kMergeOperatorId; }
   explicit HybridKVMergeOperator(
       std::shared_ptr<MergeOperator> inner = nullptr);
 

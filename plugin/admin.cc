@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/db_secret.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/hybrid_db.h"
 #include "rocksdb/file_system.h"

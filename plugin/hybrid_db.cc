@@ -2,9 +2,9 @@
 #include "plugin/hybridkv/plugin/hybrid_db.h"
 
 #include "file/filename.h"
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/live_files.h"
 

@@ -1,11 +1,11 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
 
-#include "plugin/hybridkv/blob/blob_cache_warmer.h"
-#include "plugin/hybridkv/blob/blob_gc_policy.h"
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/blobdb/blob_gc_policy.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {

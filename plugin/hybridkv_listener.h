@@ -1,12 +1,14 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // HybridKVListener: RocksDB's file events, handed to the per-DB state
-// (blob/db_state.h): SSTs created and deleted drive the medium-file tracker;
-// deleted blob files are closed in scan prefetching's blob readers; finished
-// flushes and compactions switch BlobDB's GC by garbage (blob_gc_policy.h).
+// (blob/lifecycle/db_state.h): SSTs created and deleted drive the medium-file
+// tracker; deleted blob files are closed in scan prefetching's blob readers;
+// finished flushes and compactions switch BlobDB's GC by garbage
+// (blob_gc_policy.h).
 #pragma once
 
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/listener.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -16,7 +18,7 @@ namespace hybridkv {
 // DBOptions `listeners` of every DB with a HybridTable column family.
 class HybridKVListener : public EventListener {
  public:
-  static const char* kClassName() { return kHybridKVListenerName; }
+  static const char* kClassName() { return kListenerId; }
   const char* Name() const override { return kClassName(); }
 
   void OnTableFileCreated(const TableFileCreationInfo& info) override;

@@ -2,10 +2,10 @@
 #include "plugin/hybridkv/plugin/live_files.h"
 
 #include "file/filename.h"
-#include "plugin/hybridkv/blob/db_secret.h"
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/file_system.h"
 
 namespace ROCKSDB_NAMESPACE {

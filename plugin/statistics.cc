@@ -2,10 +2,10 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/hole_punch.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/file_system.h"
 

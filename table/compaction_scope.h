@@ -25,9 +25,9 @@
 #include <map>
 #include <memory>
 
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/slice.h"
 
 namespace ROCKSDB_NAMESPACE {

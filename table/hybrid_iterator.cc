@@ -3,16 +3,15 @@
 
 #include "db/dbformat.h"
 #include "db/pinned_iterators_manager.h"
-#include "plugin/hybridkv/blob/db_secret.h"
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
-#include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
-                               Mode mode, HybridTableReader* table,
+                               Mode mode, TableMediumValues* table,
                                const MediumReadOptions& read,
                                bool allow_unprepared_value,
                                const SipKey& secret, bool scan,

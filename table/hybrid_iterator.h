@@ -5,16 +5,15 @@
 #include <string>
 
 #include "db/pinned_iterators_manager.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
+#include "plugin/hybridkv/table/medium_values.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "table/internal_iterator.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-
-class HybridTableReader;
 
 // An iterator over one HybridTable SST that references medium files. Pointer
 // entries (kTypeBlobIndex with the pointer tag) are presented as kTypeValue
@@ -37,7 +36,7 @@ class HybridIterator : public InternalIterator {
   // value is one positioned read. `prefetcher` (user scans, may be null)
   // warms the blob cache ahead of the scan.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
-                 HybridTableReader* table, const MediumReadOptions& read,
+                 TableMediumValues* table, const MediumReadOptions& read,
                  bool allow_unprepared_value, const SipKey& secret, bool scan,
                  std::unique_ptr<ScanPrefetcher> prefetcher = nullptr);
   ~HybridIterator() override;
@@ -138,7 +137,7 @@ class HybridIterator : public InternalIterator {
   InternalIterator* const inner_;
   const bool inner_in_arena_;
   const Mode mode_;
-  HybridTableReader* const table_;
+  TableMediumValues* const table_;
   const bool allow_unprepared_value_;
   const SipKey secret_;
   const MediumReadOptions read_;

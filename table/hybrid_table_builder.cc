@@ -7,10 +7,10 @@
 #include "db/dbformat.h"
 #include "logging/logging.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/db_secret.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/table.h"
@@ -41,19 +41,6 @@ int DeepestLevel(const TableBuilderOptions& tbo, DbCounters* counters) {
           io.level_compaction_dynamic_level_bytes)
              ? io.num_levels - 1
              : counters->DeepestLevel(tbo.column_family_id);
-}
-
-std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
-                                        const ImmutableOptions& ioptions) {
-  std::vector<std::string> dirs{sst_dir};
-  for (const auto* paths : {&ioptions.cf_paths, &ioptions.db_paths}) {
-    for (const DbPath& p : *paths) {
-      if (std::find(dirs.begin(), dirs.end(), p.path) == dirs.end()) {
-        dirs.push_back(p.path);
-      }
-    }
-  }
-  return dirs;
 }
 
 HybridTableBuilder::HybridTableBuilder(
@@ -93,22 +80,9 @@ HybridTableBuilder::HybridTableBuilder(
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   medium_file_options_.use_direct_reads =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
-  switch (tbo.reason) {
-    case TableFileCreationReason::kFlush:
-    case TableFileCreationReason::kRecovery:
-      mode_ = Mode::kExtract;
-      break;
-    case TableFileCreationReason::kCompaction:
-      scope_ = CompactionScope::Current();
-      state_->counters.NoteLevel(tbo.column_family_id, tbo.level_at_creation);
-      mode_ = tbo.level_at_creation >=
-                      ResolveMergeLevel(options_.merge_level,
-                                        DeepestLevel(tbo, &state_->counters))
-                  ? Mode::kInline
-                  : Mode::kKeepPointers;
-      break;
-    default:
-      return;  // SstFileWriter and friends: never extract, never resolve
+  mode_ = ChooseMode(tbo);
+  if (mode_ == Mode::kPassThrough) {
+    return;  // SstFileWriter and friends: never extract, never resolve
   }
   // RocksDB attributes I/O by activity (flush, compaction); ours is the
   // builder's. Read only here: SstFileWriter (returned above) passes options
@@ -131,31 +105,54 @@ HybridTableBuilder::HybridTableBuilder(
     status_ = s;
   }
   if (mode_ == Mode::kInline) {
-    // Merge reads start at 4 KiB chunks and grow to 1 MiB while they stay
-    // sequential. A merge-level compaction needs only the slice of each medium
-    // file that falls in its key range, and often just a few records of it:
-    // with 64 KiB first chunks, a 800k-key MD load read 94 bytes per byte
-    // written back inline (scripts/ab, issue 5). Doubling from 4 KiB keeps
-    // the overshoot per file near what the file contributes.
-    //
-    // Within a compaction, reads follow the runs its inputs point to
-    // (CompactionScope): each chunk reads to the end of its run, up to 1 MiB,
-    // and the reader is shared by the compaction's output files.
-    CompactionScope* scope = scope_.get();
-    auto make = [&]() {
-      return std::make_shared<MediumReadahead>(
-          [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
-           fo = medium_file_options_, files = &state_->medium_files](
-              const IOOptions& io, uint64_t number,
-              std::shared_ptr<MediumFileReader>* out) {
-            return files->Get(fs, dirs, fo, io, number, out);
-          },
-          4 << 10, 1 << 20, /*buffer_budget=*/32 << 20, scope);
-    };
-    merge_reader_ = scope != nullptr ? scope->MergeReader(make) : make();
-    merge_bytes_read_before_ = merge_reader_->bytes_read();
-    merge_reads_before_ = merge_reader_->reads_issued();
+    OpenMergeReader(tbo);
   }
+}
+
+HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(
+    const TableBuilderOptions& tbo) {
+  switch (tbo.reason) {
+    case TableFileCreationReason::kFlush:
+    case TableFileCreationReason::kRecovery:
+      return Mode::kExtract;
+    case TableFileCreationReason::kCompaction:
+      scope_ = CompactionScope::Current();
+      state_->counters.NoteLevel(tbo.column_family_id, tbo.level_at_creation);
+      return tbo.level_at_creation >=
+                     ResolveMergeLevel(options_.merge_level,
+                                       DeepestLevel(tbo, &state_->counters))
+                 ? Mode::kInline
+                 : Mode::kKeepPointers;
+    default:
+      return Mode::kPassThrough;
+  }
+}
+
+void HybridTableBuilder::OpenMergeReader(const TableBuilderOptions& tbo) {
+  // Merge reads start at 4 KiB chunks and grow to 1 MiB while they stay
+  // sequential. A merge-level compaction needs only the slice of each medium
+  // file that falls in its key range, and often just a few records of it:
+  // with 64 KiB first chunks, a 800k-key MD load read 94 bytes per byte
+  // written back inline (scripts/ab, issue 5). Doubling from 4 KiB keeps
+  // the overshoot per file near what the file contributes.
+  //
+  // Within a compaction, reads follow the runs its inputs point to
+  // (CompactionScope): each chunk reads to the end of its run, up to 1 MiB,
+  // and the reader is shared by the compaction's output files.
+  CompactionScope* scope = scope_.get();
+  auto make = [&]() {
+    return std::make_shared<MediumReadahead>(
+        [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
+         fo = medium_file_options_, files = &state_->medium_files](
+            const IOOptions& io, uint64_t number,
+            std::shared_ptr<MediumFileReader>* out) {
+          return files->Get(fs, dirs, fo, io, number, out);
+        },
+        4 << 10, 1 << 20, /*buffer_budget=*/32 << 20, scope);
+  };
+  merge_reader_ = scope != nullptr ? scope->MergeReader(make) : make();
+  merge_bytes_read_before_ = merge_reader_->bytes_read();
+  merge_reads_before_ = merge_reader_->reads_issued();
 }
 
 void HybridTableBuilder::Add(const Slice& key, const Slice& value) {

@@ -4,14 +4,14 @@
 #include <memory>
 #include <string>
 
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
-#include "plugin/hybridkv/blob/siphash.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
-#include "plugin/hybridkv/table/hybrid_table_factory.h"
 #include "plugin/hybridkv/table/tail_estimate.h"
 #include "table/table_builder.h"
 
@@ -79,6 +79,10 @@ class HybridTableBuilder : public TableBuilder {
  private:
   enum class Mode { kPassThrough, kExtract, kKeepPointers, kInline };
 
+  // What this build does with values, from why RocksDB builds the table.
+  Mode ChooseMode(const TableBuilderOptions& tbo);
+  // kInline: the reader of the medium records this build writes back inline.
+  void OpenMergeReader(const TableBuilderOptions& tbo);
   // Adds `key` with its value type replaced by `type`.
   void AddRetyped(const Slice& key, ValueType type, const Slice& value);
   void ExtractMedium(const Slice& key, const Slice& mac_key,
@@ -144,10 +148,6 @@ class HybridTableBuilder : public TableBuilder {
 // The deepest level of the column family a build described by `tbo` writes
 // to, for ResolveMergeLevel.
 int DeepestLevel(const TableBuilderOptions& tbo, DbCounters* counters);
-
-// Directories where a column family's SSTs, and so its medium files, may live.
-std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
-                                        const ImmutableOptions& ioptions);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -5,10 +5,10 @@
 #include <unordered_map>
 
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/blob_cache_warmer.h"
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
+#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
@@ -204,8 +204,7 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
                           const ColumnFamilyOptions& cf_opts) {
   bool has_listener = false;
   for (const auto& listener : db_opts.listeners) {
-    has_listener |=
-        listener != nullptr && listener->IsInstanceOf(kHybridKVListenerName);
+    has_listener |= listener != nullptr && listener->IsInstanceOf(kListenerId);
   }
   if (!has_listener && o.require_listener) {
     return Status::InvalidArgument(

@@ -26,7 +26,7 @@ namespace hybridkv {
 
 class HybridTableFactory : public TableFactory {
  public:
-  static const char* kClassName() { return "HybridTable"; }
+  static const char* kClassName() { return kHybridTableId; }
 
   // A null `options.inner` means the default, a BlockBasedTable with default
   // options.

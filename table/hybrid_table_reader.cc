@@ -6,10 +6,10 @@
 #include "db/dbformat.h"
 #include "db/merge_context.h"
 #include "memory/arena.h"
-#include "plugin/hybridkv/blob/async_read_batch.h"
-#include "plugin/hybridkv/blob/db_secret.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/merge_operator.h"
@@ -53,24 +53,26 @@ void AddGetContextStats(const GetContextStats& from, GetContextStats* to) {
 
 HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
                                      MediumReadContext context)
-    : inner_(std::move(inner)), context_(std::move(context)) {
-  auto props = inner_->GetTableProperties();
-  bool known = false;
-  // Unknown or undecodable references count as references: the slow path is
-  // always correct.
-  has_medium_refs_ = props == nullptr ||
-                     !GetMediumRefs(*props, &refs_, &known).ok() || !known ||
-                     !refs_.empty();
+    : inner_(std::move(inner)),
+      values_(std::move(context), inner_->GetTableProperties().get()) {}
+
+HybridTableReader::~HybridTableReader() = default;
+
+Status HybridTableReader::HoldMediumFiles(const std::string& sst_path) {
+  const auto props = inner_->GetTableProperties();
+  return values_.HoldMediumFiles(
+      sst_path, props != nullptr ? props->db_session_id : std::string());
 }
 
 bool HybridTableReader::ScanPrefetchApplies(const ReadOptions& read_options,
                                             TableReaderCaller caller) const {
   // Prefetching only warms caches, so it needs one it may fill, and I/O.
   return caller == TableReaderCaller::kUserIterator &&
-         context_.scan_prefetch_max > 0 && read_options.fill_cache &&
+         values_.context().scan_prefetch_max > 0 && read_options.fill_cache &&
          read_options.read_tier != kBlockCacheTier &&
-         (context_.blob_warmer != nullptr ||
-          (has_medium_refs_ && context_.block_cache != nullptr));
+         (values_.context().blob_warmer != nullptr ||
+          (values_.has_medium_refs() &&
+           values_.context().block_cache != nullptr));
 }
 
 InternalIterator* HybridTableReader::NewIterator(
@@ -81,7 +83,7 @@ InternalIterator* HybridTableReader::NewIterator(
       read_options, prefix_extractor, arena, skip_filters, caller,
       compaction_readahead_size, allow_unprepared_value);
   const bool prefetch = ScanPrefetchApplies(read_options, caller);
-  if (!has_medium_refs_ && !prefetch) {
+  if (!values_.has_medium_refs() && !prefetch) {
     return inner;
   }
   const auto mode = caller == TableReaderCaller::kCompaction
@@ -93,7 +95,7 @@ InternalIterator* HybridTableReader::NewIterator(
                     caller != TableReaderCaller::kUserMultiGet;
   SipKey secret;
   if (mode == HybridIterator::Mode::kPointer) {
-    Status s = GetSecret(&secret);
+    Status s = values_.GetSecret(&secret);
     if (!s.ok()) {
       if (arena != nullptr) {
         inner->~InternalIterator();
@@ -105,19 +107,20 @@ InternalIterator* HybridTableReader::NewIterator(
   }
   std::unique_ptr<ScanPrefetcher> prefetcher;
   if (prefetch) {
-    prefetcher.reset(
-        new ScanPrefetcher(this, read_options, prefix_extractor, skip_filters));
+    prefetcher.reset(new ScanPrefetcher(&values_, inner_.get(),
+                                        &scan_length_hint_, read_options,
+                                        prefix_extractor, skip_filters));
   }
   // The caller owns an arena-placed iterator's memory and only runs its
   // destructor, so the wrapper lives in the same arena as the iterator it
   // wraps.
   if (arena != nullptr) {
     return new (arena->AllocateAligned(sizeof(HybridIterator)))
-        HybridIterator(inner, /*inner_in_arena=*/true, mode, this,
+        HybridIterator(inner, /*inner_in_arena=*/true, mode, &values_,
                        MediumReadOptions(read_options), allow_unprepared_value,
                        secret, scan, std::move(prefetcher));
   }
-  return new HybridIterator(inner, /*inner_in_arena=*/false, mode, this,
+  return new HybridIterator(inner, /*inner_in_arena=*/false, mode, &values_,
                             MediumReadOptions(read_options),
                             allow_unprepared_value, secret, scan,
                             std::move(prefetcher));
@@ -127,7 +130,7 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                               GetContext* get_context,
                               const SliceTransform* prefix_extractor,
                               bool skip_filters) {
-  if (!has_medium_refs_) {
+  if (!values_.has_medium_refs()) {
     return inner_->Get(read_options, key, get_context, prefix_extractor,
                        skip_filters);
   }
@@ -149,7 +152,7 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
                                  const MultiGetContext::Range* mget_range,
                                  const SliceTransform* prefix_extractor,
                                  bool skip_filters) {
-  if (!has_medium_refs_) {
+  if (!values_.has_medium_refs()) {
     inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
     return;
   }
@@ -173,7 +176,8 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
   }
   const MediumReadOptions medium_options(read_options);
   if (pointers.size() > 1) {
-    WarmMediumSpans(medium_options, pointers, GroupIntoReadSpans(&pointers));
+    values_.WarmMediumSpans(medium_options, pointers,
+                            TableMediumValues::GroupIntoReadSpans(&pointers));
   }
   for (Unfinished& u : unfinished) {
     *u.key->s = FinishLookup(read_options, medium_options, u.key->ikey,
@@ -205,7 +209,7 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   SequenceNumber found_seq = kMaxSequenceNumber;
   bool is_blob_index = false;
   static const StopAtMergeOperator kStopAtMerge;
-  GetContext probe(context_.user_comparator, &kStopAtMerge,
+  GetContext probe(values_.context().user_comparator, &kStopAtMerge,
                    /*logger=*/nullptr,
                    /*statistics=*/nullptr, GetContext::kNotFound,
                    ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
@@ -236,7 +240,7 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
     return s;
   }
   if (probe.State() != GetContext::kFound || !is_blob_index ||
-      context_.timestamp_size != 0) {
+      values_.context().timestamp_size != 0) {
     result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }
@@ -257,8 +261,8 @@ Status HybridTableReader::FinishLookup(const ReadOptions& read_options,
                                        bool skip_filters, ProbeResult* probe) {
   if (probe->outcome == ProbeResult::kPointer) {
     std::string value;
-    Status s = ResolvePointer(medium_options, probe->pointer,
-                              ExtractUserKey(key), &value);
+    Status s = values_.ResolvePointer(medium_options, probe->pointer,
+                                      ExtractUserKey(key), &value);
     if (!s.ok()) {
       if (medium_options.block_cache_only() && s.IsIncomplete()) {
         get_context->MarkKeyMayExist();
@@ -319,8 +323,8 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
     if (!s.ok()) {
       return s;
     }
-    if (!context_.user_comparator->EqualWithoutTimestamp(parsed.user_key,
-                                                         lookup_user_key)) {
+    if (!values_.context().user_comparator->EqualWithoutTimestamp(
+            parsed.user_key, lookup_user_key)) {
       break;
     }
     bool matched = false;
@@ -349,7 +353,7 @@ Status HybridTableReader::VerifyChecksum(
     TableReaderCaller caller HYBRIDKV_VERIFY_CHECKSUM_EXTRA_PARAMS) {
   Status s = inner_->VerifyChecksum(read_options,
                                     caller HYBRIDKV_VERIFY_CHECKSUM_EXTRA_ARGS);
-  if (!s.ok() || !has_medium_refs_ ||
+  if (!s.ok() || !values_.has_medium_refs() ||
       HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY) {
     return s;
   }
@@ -365,235 +369,6 @@ Status HybridTableReader::VerifyChecksum(
     if (!it->PrepareValue()) break;
   }
   return it->status();
-}
-
-Status HybridTableReader::GetMediumFile(
-    const IOOptions& io, uint64_t number,
-    std::shared_ptr<MediumFileReader>* file) {
-  auto held = held_.find(number);
-  if (held != held_.end()) {
-    *file = held->second;
-    return Status::OK();
-  }
-  // A table whose references are not known (not built by HybridKV).
-  return context_.state->medium_files.Get(
-      context_.fs, context_.dirs, context_.file_options, io, number, file);
-}
-
-MediumBlockCache HybridTableReader::BlocksOf(uint64_t file_number) const {
-  return MediumBlockCache(
-      context_.block_cache.get(),
-      MediumBlockCache::FileKey(context_.db_id, context_.dirs.front(),
-                                file_number),
-      file_number);
-}
-
-bool HybridTableReader::UncachedSpan(const IOOptions& io,
-                                     const MediumBlockCache& blocks,
-                                     const MediumPointer* pointers, size_t n,
-                                     std::shared_ptr<MediumFileReader>* file,
-                                     uint64_t* begin, uint64_t* end) {
-  std::string scratch;
-  Slice bytes;
-  size_t first = 0;
-  while (first < n &&
-         blocks.Lookup(pointers[first].handle.offset,
-                       pointers[first].handle.size, &scratch, &bytes)) {
-    first++;
-  }
-  if (first == n) {
-    return false;
-  }
-  const MediumRecordHandle& last = pointers[n - 1].handle;
-  *begin = pointers[first].handle.offset;
-  *end = last.offset + last.size;
-  return *end >= *begin &&
-         GetMediumFile(io, pointers[first].file_number, file).ok() &&
-         (*file)->CheckHandle(pointers[first].handle).ok() &&
-         (*file)->CheckHandle(last).ok();
-}
-
-void HybridTableReader::WarmMediumSpans(
-    const MediumReadOptions& options,
-    const std::vector<MediumPointer>& pointers,
-    const std::vector<std::pair<size_t, size_t>>& spans) {
-  IOOptions io;
-  if (spans.empty() || options.block_cache_only() || !options.fill_cache() ||
-      !options.PrepareIO(context_.clock, &io).ok()) {
-    return;
-  }
-  AsyncReadBatch batch(context_.fs.get(), io);
-  AddMediumReads(&batch, io, pointers, spans);
-}
-
-void HybridTableReader::AddMediumReads(
-    AsyncReadBatch* batch, const IOOptions& io,
-    const std::vector<MediumPointer>& pointers,
-    const std::vector<std::pair<size_t, size_t>>& spans) {
-  if (context_.block_cache == nullptr) {
-    return;  // nowhere to keep what would be read
-  }
-  for (const auto& span : spans) {
-    const MediumBlockCache blocks = BlocksOf(pointers[span.first].file_number);
-    std::shared_ptr<MediumFileReader> file;
-    uint64_t begin = 0;
-    uint64_t end = 0;
-    if (UncachedSpan(io, blocks, &pointers[span.first],
-                     span.second - span.first, &file, &begin, &end)) {
-      blocks.ReadAsync(batch, file, begin, end - begin,
-                       &context_.state->counters.resolve_bytes_read);
-    }
-  }
-}
-
-std::vector<std::pair<size_t, size_t>> HybridTableReader::GroupIntoReadSpans(
-    std::vector<MediumPointer>* pointers) {
-  // A gap of up to kMediumRunMergeGap costs less to read through than a
-  // second request.
-  return SortAndGroup(
-      pointers,
-      [](const MediumPointer& p) {
-        return std::make_pair(p.file_number, p.handle.offset);
-      },
-      [](const MediumPointer& prev, const MediumPointer& p, size_t) {
-        const MediumRecordHandle& h = prev.handle;
-        return p.file_number == prev.file_number &&
-               p.handle.offset <= h.offset + h.size + kMediumRunMergeGap;
-      });
-}
-
-Status HybridTableReader::ResolvePointer(const MediumReadOptions& options,
-                                         const MediumPointer& pointer,
-                                         const Slice& user_key,
-                                         std::string* value) {
-  const MediumRecordHandle& handle = pointer.handle;
-  const MediumBlockCache blocks = BlocksOf(pointer.file_number);
-  std::string scratch;
-  Slice record;
-  uint64_t bytes_read = 0;
-  std::shared_ptr<MediumFileReader> file;
-  if (!blocks.Lookup(handle.offset, handle.size, &scratch, &record)) {
-    if (options.block_cache_only()) {
-      return Status::Incomplete(
-          "HybridKV: medium value not in the block cache, and the read allows "
-          "no I/O (read_tier=kBlockCacheTier)");
-    }
-    IOOptions io;
-    Status s = options.PrepareIO(context_.clock, &io);
-    if (s.ok()) {
-      s = GetMediumFile(io, pointer.file_number, &file);
-    }
-    if (s.ok()) {
-      s = file->CheckHandle(handle);
-    }
-    if (s.ok()) {
-      s = blocks.Read(io, *file, handle.offset, handle.size,
-                      options.fill_cache(), &scratch, &record, &bytes_read);
-    }
-    if (!s.ok()) {
-      return s;
-    }
-  }
-  Slice v;
-  if (!DecodeMediumRecord(record, user_key, &v).ok()) {
-    // Rare: open the file (if the bytes came from the cache) for an error
-    // that names it.
-    IOOptions io;
-    Status s = file != nullptr ? Status::OK()
-                               : GetMediumFile(io, pointer.file_number, &file);
-    return s.ok() ? file->DecodeRecord(handle.offset, record, user_key, value)
-                  : s;
-  }
-  value->assign(v.data(), v.size());
-  RecordResolved(value->size(), bytes_read);
-  return Status::OK();
-}
-
-void HybridTableReader::RecordResolved(uint64_t value_bytes,
-                                       uint64_t bytes_read) {
-  DbCounters& counters = context_.state->counters;
-  counters.medium_values_resolved++;
-  counters.medium_bytes_resolved += value_bytes;
-  counters.resolve_bytes_read += bytes_read;
-}
-
-namespace {
-
-bool HoldsAnyMediumFile(const std::shared_ptr<FileSystem>& fs,
-                        const std::string& dir) {
-  std::vector<std::string> children;
-  if (!fs->GetChildren(dir, IOOptions(), &children, nullptr).ok()) return true;
-  for (const std::string& child : children) {
-    if (MediumNumberOf(child) != 0) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-HybridTableReader::~HybridTableReader() {
-  for (const auto& [number, file] : held_) {
-    context_.state->medium_files.Release(number, context_.session_id);
-  }
-}
-
-Status HybridTableReader::HoldMediumFiles(const std::string& sst_path) {
-  MediumFileCache& cache = context_.state->medium_files;
-  for (const auto& [number, ref] : refs_) {
-    std::shared_ptr<MediumFileReader> file;
-    Status s = cache.Get(context_.fs, context_.dirs, context_.file_options,
-                         IOOptions(), number, &file);
-    if (s.IsNotSupported()) {
-      return Status::NotSupported(
-          "HybridKV: the DB's file system cannot read medium file " +
-          std::to_string(number) + ".medium (" + s.ToString() +
-          "). DB::OpenAsFollower's OnDemandFileSystem serves only table "
-          "files, so a follower cannot read a HybridKV DB's medium values; "
-          "follow it with a secondary instance (DB::OpenAsSecondary) instead.");
-    }
-    if (!s.ok()) {
-      if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {
-        // No medium file at all: a copy made without HybridKV's files.
-        return MissingMediumFile(context_.fs, context_.dirs.front(), number,
-                                 "SST " + sst_path);
-      }
-      // One file damaged or lost: the table opens, and reads of the values
-      // stored in that file fail, naming it.
-      continue;
-    }
-    cache.Hold(number, context_.session_id);
-    held_.emplace(number, std::move(file));
-  }
-  // A table this DB session wrote (a flush's or compaction's output) was not
-  // deleted by another instance: no stat on the write path.
-  const auto props = inner_->GetTableProperties();
-  const bool written_here =
-      props != nullptr && props->db_session_id == context_.session_id;
-  if (!held_.empty() && !written_here &&
-      context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
-    return Status::PathNotFound(
-        "HybridKV: SST " + sst_path +
-        " was deleted while its table was being opened (on a secondary "
-        "instance: by the primary, since the last TryCatchUpWithPrimary; catch "
-        "up and retry)");
-  }
-  return Status::OK();
-}
-
-Status HybridTableReader::GetSecret(SipKey* secret) {
-  Status s = GetDbSecret(context_.fs, context_.dirs.front(), context_.db_id,
-                         /*create=*/false, secret);
-  if (s.IsNotFound()) {
-    return Status::Corruption(
-        "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
-        " is missing, but SSTs hold medium pointers, which cannot be told "
-        "from values without it. This DB was probably copied by a tool that "
-        "does not know HybridKV's files: restore it with "
-        "hybridkv::RestoreDBFromBackup from a backup made by "
-        "hybridkv::CreateNewBackup, or copy it with Checkpoint on the handle "
-        "of hybridkv::Open.");
-  }
-  return s;
 }
 
 }  // namespace hybridkv

@@ -1,46 +1,20 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// HybridTableReader: reads one HybridTable SST through the inner format's
+// reader. Its medium values (medium_values.h) resolve pointers; its iterators
+// (hybrid_iterator.h) present them; scans read ahead (scan_prefetcher.h).
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "plugin/hybridkv/blob/blob_cache_warmer.h"
-#include "plugin/hybridkv/blob/db_state.h"
-#include "plugin/hybridkv/blob/medium_block_cache.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/table/medium_values.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
-#include "rocksdb/advanced_cache.h"
 #include "table/table_reader.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-
-// Where a table's medium files are and how to read them.
-struct MediumReadContext {
-  std::shared_ptr<FileSystem> fs;
-  std::vector<std::string> dirs;  // candidates, the SST's own directory first
-  FileOptions file_options;
-  const Comparator* user_comparator = nullptr;
-  size_t timestamp_size = 0;
-  std::string
-      db_id;  // from the table's properties; finds the secret for compactions
-  std::shared_ptr<Cache>
-      block_cache;               // the inner table's; null when it has none
-  DbState* state = nullptr;      // the DB's counters and open medium files
-  std::string session_id;        // of the DB session that opened the table
-  SystemClock* clock = nullptr;  // for ReadOptions::deadline
-  // User scans warm BlobDB's values up to this many entries ahead
-  // (ScanPrefetcher); 0: off.
-  size_t scan_prefetch_max = 0;
-  // Null without a blob cache.
-  std::shared_ptr<BlobCacheWarmer> blob_warmer;
-};
 
 // Reads one HybridTable SST through the inner format's reader.
 //
@@ -113,7 +87,7 @@ class HybridTableReader : public TableReader {
       const ReadOptions& read_options, const MultiGetContext::Range* mget_range,
       const SliceTransform* prefix_extractor,
       bool skip_filters = false) override {
-    if (has_medium_refs_) {
+    if (values_.has_medium_refs()) {
       return TableReader::MultiGetCoroutine(read_options, mget_range,
                                             prefix_extractor, skip_filters);
     }
@@ -138,61 +112,10 @@ class HybridTableReader : public TableReader {
     inner_->MarkObsolete(uncache_aggressiveness);
   }
 
-  // Reads the value `pointer` refers to for `user_key` (without timestamp).
-  // Incomplete when `options` allow the block cache only and it misses.
-  Status ResolvePointer(const MediumReadOptions& options,
-                        const MediumPointer& pointer, const Slice& user_key,
-                        std::string* value);
-  // Reads the records that `pointers` point to, by span (GroupIntoReadSpans:
-  // one request per span, all in flight together, AsyncReadBatch), into the
-  // block cache. Values already cached are not read. Errors are dropped: each
-  // value's own read reports them.
-  void WarmMediumSpans(const MediumReadOptions& options,
-                       const std::vector<MediumPointer>& pointers,
-                       const std::vector<std::pair<size_t, size_t>>& spans);
-  // WarmMediumSpans's reads as requests of `batch` (which reads through the
-  // table's file system); `pointers` must outlive its Wait.
-  void AddMediumReads(AsyncReadBatch* batch, const IOOptions& io,
-                      const std::vector<MediumPointer>& pointers,
-                      const std::vector<std::pair<size_t, size_t>>& spans);
-  // Sorts `pointers` by file and offset and splits them into the spans that
-  // WarmMediumSpans reads with one request each: [first, last) index pairs.
-  static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
-      std::vector<MediumPointer>* pointers);
-  // The DB secret, to check pointers handed to compactions; Corruption if it is
-  // missing.
-  Status GetSecret(SipKey* secret);
-  const MediumReadContext& context() const { return context_; }
-  // Opens and holds, for the reader's life, every medium file this table
-  // points into, as RocksDB holds the SST open: a medium file that another
-  // process deletes stays readable, and none is punched while held
-  // (MediumFileCache). Fails when one is missing and the directory holds no
-  // medium file at all: a DB copied without HybridKV's files then fails at
-  // open, where its table readers are opened, with a message that says how to
-  // copy it. (One damaged or lost file among others is not fatal: reads of the
-  // values stored there fail, naming it.) Fails too when the SST at
-  // `sst_path` is gone once they are held: on a secondary instance, the
-  // primary deleted it, and perhaps freed its medium data, since the last
-  // catch-up.
+  // TableMediumValues::HoldMediumFiles, for this table.
   Status HoldMediumFiles(const std::string& sst_path);
-  // The wrapped format's reader (ScanPrefetcher's lookahead reads through it).
-  TableReader* inner() const { return inner_.get(); }
-  // The medium files this table points into, with the runs of its records.
-  const MediumRefs& medium_refs() const { return refs_; }
-  Status GetMediumFile(const IOOptions& io, uint64_t number,
-                       std::shared_ptr<MediumFileReader>* file);
-  // Counts a value resolved by a read.
-  void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
-  ScanLengthHint& scan_length_hint() { return scan_length_hint_; }
 
  private:
-  // The part of the span pointers[0, n) (one medium file, by offset, whose
-  // cached blocks are `blocks`) that is not cached, [*begin, *end), and its
-  // open file; false when all of it is cached or it cannot be read.
-  bool UncachedSpan(const IOOptions& io, const MediumBlockCache& blocks,
-                    const MediumPointer* pointers, size_t n,
-                    std::shared_ptr<MediumFileReader>* file, uint64_t* begin,
-                    uint64_t* end);
   // What Get's one-lookup probe found for a key.
   struct ProbeResult {
     enum Outcome {
@@ -222,18 +145,12 @@ class HybridTableReader : public TableReader {
                        GetContext* get_context,
                        const SliceTransform* prefix_extractor,
                        bool skip_filters);
-  // Medium file `file_number`'s blocks in the block cache.
-  MediumBlockCache BlocksOf(uint64_t file_number) const;
   bool ScanPrefetchApplies(const ReadOptions& read_options,
                            TableReaderCaller caller) const;
 
   std::unique_ptr<TableReader> inner_;
-  const MediumReadContext context_;
+  TableMediumValues values_;
   ScanLengthHint scan_length_hint_;
-  bool has_medium_refs_ = false;
-  MediumRefs refs_;  // from the table properties, when known
-  // The medium files of refs_, held by HoldMediumFiles; read-only after it.
-  std::map<uint64_t, std::shared_ptr<MediumFileReader>> held_;
 };
 
 }  // namespace hybridkv

@@ -1,8 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 
-#include "plugin/hybridkv/table/hybrid_table_factory.h"
-
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
@@ -38,8 +36,7 @@ std::unique_ptr<SstPartitioner> HybridKVPartitionerFactory::CreatePartitioner(
 Status HybridKVPartitionerFactory::ValidateOptions(
     const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
   const TableFactory* table = cf_opts.table_factory.get();
-  if (table == nullptr ||
-      !table->IsInstanceOf(HybridTableFactory::kClassName())) {
+  if (table == nullptr || !table->IsInstanceOf(kHybridTableId)) {
     return Status::InvalidArgument(
         "HybridKVPartitioner is set on a column family whose table factory "
         "is " +

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 
+#include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/sst_partitioner.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -30,7 +31,7 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level) {
 // column family's resolved merge level when the DB opens.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:
-  static const char* kClassName() { return "HybridKVPartitioner"; }
+  static const char* kClassName() { return kPartitionerId; }
   const char* Name() const override { return kClassName(); }
 
   std::unique_ptr<SstPartitioner> CreatePartitioner(

@@ -5,10 +5,10 @@
 
 #include "db/blob/blob_index.h"
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/async_read_batch.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
-#include "plugin/hybridkv/table/hybrid_table_reader.h"
+#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/io/read_pool.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/snapshot.h"
 
@@ -26,11 +26,14 @@ ReadOptions WithoutAsyncIO(ReadOptions read_options) {
 
 }  // namespace
 
-ScanPrefetcher::ScanPrefetcher(HybridTableReader* table,
+ScanPrefetcher::ScanPrefetcher(TableMediumValues* table, TableReader* inner,
+                               ScanLengthHint* hint,
                                const ReadOptions& read_options,
                                const SliceTransform* prefix_extractor,
                                bool skip_filters)
     : table_(table),
+      inner_(inner),
+      hint_(hint),
       read_options_(WithoutAsyncIO(read_options)),
       scan_async_io_(read_options.async_io),
       medium_read_options_(read_options),
@@ -42,7 +45,7 @@ ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 
 void ScanPrefetcher::Stop() {
   if (active_) {
-    table_->scan_length_hint().Record(consumed_ + 1);  // with its last entry
+    hint_->Record(consumed_ + 1);  // with its last entry
   }
   active_ = false;
   JoinPending(/*use=*/false);
@@ -61,12 +64,12 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   }
   active_ = true;
   exhausted_ = false;
-  window_ = table_->scan_length_hint().FirstWindow(kMinWindow, max_window_);
+  window_ = hint_->FirstWindow(kMinWindow, max_window_);
   consumed_ = 0;
   collected_end_ = 0;
   next_step_at_ = 0;
   in_step_ = false;
-  if (table_->scan_length_hint().Entries() >= kEagerMinEntries) {
+  if (hint_->Entries() >= kEagerMinEntries) {
     // Recent scans took many entries from this table: start reading its
     // first window now, while the scan seeks the other tables.
     OpenLookahead();
@@ -83,7 +86,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
 void ScanPrefetcher::OpenLookahead() {
   if (lookahead_ == nullptr) {
     // It sees every entry, as the scan's own iterator does.
-    lookahead_.reset(table_->inner()->NewIterator(
+    lookahead_.reset(inner_->NewIterator(
         read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
         TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
         /*allow_unprepared_value=*/false));
@@ -144,7 +147,7 @@ void ScanPrefetcher::StartWindow() {
         return b.file_number == prev.file_number &&
                group_size < BlobCacheWarmer::kMaxGroup;
       });
-  const auto spans = HybridTableReader::GroupIntoReadSpans(&w.medium);
+  const auto spans = TableMediumValues::GroupIntoReadSpans(&w.medium);
   w.unbatched.clear();
   w.batch.emplace(table_->context().fs.get(), io);
   for (const auto& group : groups) {

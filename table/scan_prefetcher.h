@@ -10,13 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/async_read_batch.h"
-#include "plugin/hybridkv/blob/blob_cache_warmer.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
+#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
+#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
+#include "plugin/hybridkv/table/medium_values.h"
 #include "rocksdb/options.h"
 #include "rocksdb/slice_transform.h"
 #include "table/internal_iterator.h"
+#include "table/table_reader.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -54,7 +56,6 @@ namespace hybridkv {
 // reads on a small I/O pool where the file system has no asynchronous reads.
 // Prefetching only fills a cache: results never depend on it, and its errors
 // are dropped (DBIter's own read reports them).
-class HybridTableReader;
 
 // How many entries recent scans took from one table: the first window of the
 // next scan there. Each window is a round trip to the device that the scan
@@ -95,11 +96,14 @@ class ScanPrefetcher {
   // never yield and gained nothing; from 8, 8% more scans per second.
   static constexpr size_t kEagerMinEntries = 8;
 
-  // For a scan of `table` with these arguments of its NewIterator. BlobDB's
-  // values are warmed when the table has a blob warmer (a blob cache), medium
-  // values when it has a block cache; the window's cap is the table's
-  // scan_prefetch_max. The second iterator is opened once a window is needed.
-  ScanPrefetcher(HybridTableReader* table, const ReadOptions& read_options,
+  // For a scan of the table whose medium values are `table` and whose inner
+  // format's reader is `inner`, with these arguments of its NewIterator.
+  // BlobDB's values are warmed when the table has a blob warmer (a blob
+  // cache), medium values when it has a block cache; the window's cap is the
+  // table's scan_prefetch_max. The second iterator, over `inner`, is opened
+  // once a window is needed. `hint`: the table's, which the scan updates.
+  ScanPrefetcher(TableMediumValues* table, TableReader* inner,
+                 ScanLengthHint* hint, const ReadOptions& read_options,
                  const SliceTransform* prefix_extractor, bool skip_filters);
   ~ScanPrefetcher();
 
@@ -141,7 +145,9 @@ class ScanPrefetcher {
   void Collect();
   bool BeyondEnd(const Slice& user_key) const;
 
-  HybridTableReader* const table_;
+  TableMediumValues* const table_;
+  TableReader* const inner_;
+  ScanLengthHint* const hint_;
   const ReadOptions read_options_;  // the lookahead keeps a reference to it
   const bool scan_async_io_;        // the scan's own ReadOptions::async_io
   const MediumReadOptions medium_read_options_;

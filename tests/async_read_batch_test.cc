@@ -4,7 +4,7 @@
 // the file system reads asynchronously and without it where it does not, with
 // buffered and direct I/O, across more requests than one batch keeps in
 // flight; a read past the end of a file is an error, not short data.
-#include "plugin/hybridkv/blob/async_read_batch.h"
+#include "plugin/hybridkv/blob/io/async_read_batch.h"
 
 #include <gtest/gtest.h>
 

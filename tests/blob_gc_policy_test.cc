@@ -1,10 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // BlobDB's garbage collection runs only while the blob files it would relocate
-// hold garbage (blob/blob_gc_policy.h): never in an insert-only load, from the
-// first compaction that leaves garbage in the oldest files, and off again once
-// GC has moved the live blobs out of them.
-#include "plugin/hybridkv/blob/blob_gc_policy.h"
+// hold garbage (blob/blobdb/blob_gc_policy.h): never in an insert-only load,
+// from the first compaction that leaves garbage in the oldest files, and off
+// again once GC has moved the live blobs out of them.
+#include "plugin/hybridkv/blob/blobdb/blob_gc_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/table.h"

@@ -33,7 +33,7 @@
 #include <thread>
 
 #include "crash_workload.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/backup_engine.h"
 #include "rocksdb/write_batch.h"

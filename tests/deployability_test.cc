@@ -19,7 +19,7 @@
 
 #include "file/file_util.h"
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/sst_file_manager.h"

@@ -6,7 +6,7 @@
 // arithmetic, the refs property's runs, punching on a real file system, file
 // systems that cannot punch, punch failures, checkpoints that share medium
 // files, and crashes around a punch.
-#include "plugin/hybridkv/blob/hole_punch.h"
+#include "plugin/hybridkv/blob/medium/hole_punch.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"

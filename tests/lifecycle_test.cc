@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/compaction_filter.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"

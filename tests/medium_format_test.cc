@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/medium_readahead.h"
-#include "plugin/hybridkv/blob/record_crc.h"
-#include "plugin/hybridkv/blob/siphash.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_readahead.h"
+#include "plugin/hybridkv/blob/medium/record_crc.h"
+#include "plugin/hybridkv/blob/medium/siphash.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "test_util.h"
 #include "util/coding.h"

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/hole_punch.h"
-#include "plugin/hybridkv/blob/medium_file.h"
-#include "plugin/hybridkv/blob/medium_file_cache.h"
-#include "plugin/hybridkv/blob/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium_pointer.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
+#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {

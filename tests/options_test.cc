@@ -8,7 +8,7 @@
 #include <string>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -361,8 +361,8 @@ TEST(OptionsTest, ConfigureOptionsSetsTheLargeClassPolicy) {
   Options options;
   ASSERT_EQ(options.blob_compaction_readahead_size, 0u);  // RocksDB's default
   ASSERT_OK(ConfigureOptions(&options));
-  // GC is HybridKV's to switch, by garbage (blob/blob_gc_policy.h): it starts
-  // off, and the table carries the threshold.
+  // GC is HybridKV's to switch, by garbage (blob/blobdb/blob_gc_policy.h): it
+  // starts off, and the table carries the threshold.
   EXPECT_FALSE(options.enable_blob_garbage_collection);
   EXPECT_DOUBLE_EQ(MinGarbageRatio(options), 0.2);
   EXPECT_DOUBLE_EQ(options.blob_garbage_collection_age_cutoff, 0.25);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"

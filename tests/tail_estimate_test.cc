@@ -17,7 +17,7 @@
 #include "file/writable_file_writer.h"
 #include "hybridkv/hybridkv.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/filter_policy.h"

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/medium_refs.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"
 

@@ -23,6 +23,14 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
+// The ids HybridKV's components register under, for options strings and
+// OPTIONS files (and Customizable::IsInstanceOf).
+const char* const kHybridTableId = "HybridTable";
+const char* const kListenerId = "HybridKVListener";
+const char* const kPartitionerId = "HybridKVPartitioner";
+const char* const kCompactionFilterId = "HybridKVCompactionFilter";
+const char* const kMergeOperatorId = "HybridKVMergeOperator";
+
 // How values are sorted into the small, medium and large classes.
 enum class ClassifyBy : char {
   kSize,   // by value size: [medium_min_value_size, medium_max_value_size] is

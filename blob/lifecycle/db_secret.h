@@ -1,0 +1,54 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// The per-DB secret that keys medium-pointer MACs (medium_pointer.h).
+//
+// Secret file format, version 2: `<db dir>/HYBRIDKV-SECRET`, one key per DB id
+// that has written medium values in the directory.
+//
+// clang-format off
+//   file  := magic:fixed64 version:fixed32 count:varint32 entry{count}
+//            crc:fixed32
+//   entry := k0:fixed64 k1:fixed64 db_id_size:varint32 db_id
+// clang-format on
+//
+// Version 1 (still read) had no count and one entry. crc is the masked crc32c
+// of everything before it. A DB's key is added by its first flush that
+// extracts a medium value, with a random key; the file is rewritten to a
+// temporary file, synced, renamed into place, and the directory is synced.
+// Keys of other DB ids stay: RocksDB's DestroyDB leaves the file, and a new DB
+// in the directory adds its own key beside the old one. Every copy of the DB
+// holds the file (docs/deployability.md); without it, pointers cannot be told
+// from plain values and compactions refuse to proceed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/status.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+const char* const kSecretFileName = "HYBRIDKV-SECRET";
+
+// Returns the secret of the DB `db_id` in `dir`, loading it, or creating it
+// when `create` and no secret file exists yet. Thread-safe; cached per (dir,
+// db_id). A secret file written for another DB id is Corruption: it belongs to
+// another DB.
+Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
+                   const std::string& dir, const std::string& db_id,
+                   bool create, SipKey* secret);
+
+// Every secret this process has loaded, with its DB's directory and id.
+struct KnownDbSecret {
+  std::string dir;
+  std::string db_id;
+  SipKey secret;
+};
+std::vector<KnownDbSecret> KnownDbSecrets();
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,110 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// blob/lifecycle/: what HybridKV keeps per DB and how a medium file lives and
+// goes: the per-DB state (this header), the medium-file tracker that counts
+// references and frees dead runs (medium_lifecycle.h; builders see it as a
+// BuildRegistry, build_registry.h), the DB secret that keys pointer MACs
+// (db_secret.h), and pointer resolution outside a table reader
+// (pointer_resolver.h). RocksDB's events reach the tracker through
+// HybridKVListener, in plugin/.
+//
+// May depend on: blob/medium/, blob/io/, RocksDB. Not on table/ or plugin/.
+//
+// Everything HybridKV keeps per DB, in one object per DB directory (the
+// directory of its SSTs and medium files), process-wide: the counters that
+// GetStatistics reports, the open medium files, the DB secret, scan
+// prefetch's blob readers, and the medium-file tracker. Builders, readers, the
+// listener and pointer resolution all reach a DB's state through DbStateFor.
+// Table builders see the tracker only as a BuildRegistry; the rest of it
+// (medium_lifecycle.h) is for the listener and statistics.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "plugin/hybridkv/blob/lifecycle/build_registry.h"
+#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
+#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/sst_file_manager.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// The counters HybridKV keeps per DB, listed once: DbCounters holds each as
+// an atomic, and GetStatistics copies each into the public HybridStatistics
+// field of the same name (include/hybridkv/hybridkv.h says what they count).
+#define HYBRIDKV_COUNTERS(X) \
+  X(small_values_flushed)    \
+  X(small_bytes_flushed)     \
+  X(medium_values_extracted) \
+  X(medium_bytes_extracted)  \
+  X(medium_files_created)    \
+  X(large_values_flushed)    \
+  X(pointers_kept)           \
+  X(medium_values_inlined)   \
+  X(medium_bytes_inlined)    \
+  X(merge_bytes_read)        \
+  X(merge_reads)             \
+  X(medium_values_resolved)  \
+  X(medium_bytes_resolved)   \
+  X(resolve_bytes_read)
+
+struct DbCounters {
+#define HYBRIDKV_DECLARE_COUNTER(name) std::atomic<uint64_t> name{0};
+  HYBRIDKV_COUNTERS(HYBRIDKV_DECLARE_COUNTER)
+#undef HYBRIDKV_DECLARE_COUNTER
+
+  // Deepest level any SST of column family `cf` has been seen at, for negative
+  // merge levels without level_compaction_dynamic_level_bytes.
+  void NoteLevel(uint32_t cf, int level);
+  int DeepestLevel(uint32_t cf) const;
+
+ private:
+  static constexpr uint32_t kTrackedColumnFamilies = 64;
+  std::atomic<int> deepest_[kTrackedColumnFamilies] = {};
+};
+
+class BlobCacheWarmer;
+class MediumFileTracker;
+
+class DbState {
+ public:
+  explicit DbState(const std::string& dir);
+  ~DbState();
+
+  DbCounters counters;
+  MediumFileCache medium_files;
+
+  BuildRegistry& builds();
+  MediumFileTracker& tracker() { return *tracker_; }
+
+  // The DB secret by DB id (after DestroyDB the directory may hold a new DB);
+  // db_secret.h reads and writes it under secrets_mu.
+  std::mutex secrets_mu;
+  std::map<std::string, SipKey> secrets;
+
+  // Scan prefetch's blob readers, one per column family and DB session
+  // (blob_cache_warmer.h), under blob_warmers_mu.
+  std::mutex blob_warmers_mu;
+  std::map<std::string, std::weak_ptr<BlobCacheWarmer>> blob_warmers;
+
+ private:
+  const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
+};
+
+// The state of the DB whose SSTs live in `dir`. Never null; lives for the
+// process.
+DbState* DbStateFor(const std::string& dir);
+
+// Calls `visit` for every DB state of the process.
+void ForEachDbState(
+    const std::function<void(const std::string& dir, DbState* state)>& visit);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

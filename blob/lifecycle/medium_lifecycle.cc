@@ -1,0 +1,414 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "file/filename.h"
+#include "file/random_access_file_reader.h"
+#include "file/sst_file_manager_impl.h"
+#include "options/cf_options.h"
+#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "table/format.h"
+#include "table/meta_blocks.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
+                         std::unique_ptr<TableProperties>* props) {
+  uint64_t size = 0;
+  std::unique_ptr<RandomAccessFileReader> file;
+  Status s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
+  if (s.ok()) {
+    s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file, nullptr);
+  }
+  if (!s.ok()) {
+    return s;
+  }
+  Options options;
+  options.env = Env::Default();
+  ImmutableOptions ioptions(options);
+  ReadOptions read_options;
+  read_options.io_activity = CurrentIOActivity();
+  // The inner table format is not known here: try each of RocksDB's.
+  for (uint64_t magic :
+       {kBlockBasedTableMagicNumber, kPlainTableMagicNumber,
+        kLegacyPlainTableMagicNumber, kCuckooTableMagicNumber}) {
+    s = ReadTableProperties(file.get(), size, magic, ioptions, read_options,
+                            props);
+    if (!s.IsCorruption()) break;  // a wrong magic number is Corruption
+  }
+  return s;
+}
+
+Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path, MediumRefs* refs) {
+  std::unique_ptr<TableProperties> props;
+  Status s = ReadSstProperties(fs, path, &props);
+  bool known = false;
+  if (s.ok()) s = GetMediumRefs(*props, refs, &known);
+  if (s.ok() && !known) s = ScanMediumRefs(fs, path, refs);
+  return s;
+}
+
+uint64_t SstNumberOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  uint64_t number = 0;
+  FileType type;
+  return ParseFileName(
+             slash == std::string::npos ? path : path.substr(slash + 1),
+             &number, &type) &&
+                 type == kTableFile
+             ? number
+             : 0;
+}
+
+void MediumFileTracker::SetFileSystem(
+    const std::shared_ptr<FileSystem>& fs,
+    const std::shared_ptr<SstFileManager>& sst_file_manager) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fs_ = fs;
+  sst_file_manager_ = sst_file_manager;
+  can_punch_ = fs != nullptr && CanPunchHoles(*fs);
+}
+
+void MediumFileTracker::RemoveBackupLinkLocked(uint64_t number) {
+  const std::string link = BlobFileName(dir_, number);
+  struct stat medium_st, link_st;
+  if (stat(link.c_str(), &link_st) == 0 &&
+      stat(MediumFileName(dir_, number).c_str(), &medium_st) == 0 &&
+      link_st.st_ino == medium_st.st_ino &&
+      link_st.st_dev == medium_st.st_dev) {
+    unlink(link.c_str());
+  }
+}
+
+void MediumFileTracker::BackupStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  backups_running_++;
+}
+
+void MediumFileTracker::BackupFinished() {
+  std::lock_guard<std::mutex> lock(mu_);
+  backups_running_--;
+}
+
+void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
+  RemoveBackupLinkLocked(number);
+  open_files_->Evict(number);
+  deferred_.erase(number);
+  const std::string path = MediumFileName(dir_, number);
+  Status s;
+  if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
+    // As RocksDB's own DeleteDBFile does (through its rate limit and trash,
+    // when configured): the SstFileManager is always the Impl.
+    s = static_cast<SstFileManagerImpl*>(sfm.get())->ScheduleFileDeletion(path,
+                                                                          dir_);
+  } else {
+    s = (fs_ ? fs_ : FileSystem::Default())
+            ->DeleteFile(path, IOOptions(), nullptr);
+  }
+  s.PermitUncheckedError();  // a file that cannot be deleted now goes at the
+                             // next open
+}
+
+void MediumFileTracker::AccountLocked(uint64_t number) {
+  if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
+    const std::string path = MediumFileName(dir_, number);
+    FileSystem* fs = fs_ ? fs_.get() : FileSystem::Default().get();
+    static_cast<SstFileManagerImpl*>(sfm.get())
+        ->OnAddFile(path, AllocatedBytes(fs, path))
+        .PermitUncheckedError();
+  }
+}
+
+void MediumFileTracker::MediumFileWritten(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t number = MediumNumberOf(path.substr(path.rfind('/') + 1));
+  if (number != 0) AccountLocked(number);
+}
+
+void MediumFileTracker::ForgetLocked() {
+  open_files_->Clear();
+  deferred_.clear();
+  seeded_ = false;
+  sst_refs_.clear();
+  referencers_.clear();
+  file_bytes_.clear();
+  written_here_.clear();
+}
+
+std::shared_ptr<FileSystem> MediumFileTracker::file_system() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fs_ ? fs_ : FileSystem::Default();
+}
+
+void MediumFileTracker::BuildStarted(uint64_t sst_number,
+                                     const std::string& session_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (session_id != session_id_) {
+    ForgetLocked();
+    session_id_ = session_id;
+  }
+  building_.insert(sst_number);
+  written_here_.insert(sst_number);
+}
+
+void MediumFileTracker::BuildFinished(uint64_t sst_number) {
+  std::lock_guard<std::mutex> lock(mu_);
+  building_.erase(sst_number);
+}
+
+void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
+                               const TableProperties& props) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!props.db_id.empty() && props.db_id != db_id_) {
+    if (!db_id_.empty()) {  // a new DB in this directory: forget the old one
+      ForgetLocked();
+    }
+    db_id_ = props.db_id;
+  }
+  if (sst_refs_.count(sst_number) != 0) {
+    return;
+  }
+  MediumRefs refs;
+  bool known = false;
+  GetMediumRefs(props, &refs, &known).PermitUncheckedError();
+  if (!known) {  // not built by HybridKV: read its entries
+    ScanMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, &refs)
+        .PermitUncheckedError();
+  }
+  RegisterLocked(sst_number, props.column_family_id, refs);
+}
+
+void MediumFileTracker::RegisterLocked(uint64_t sst_number, uint32_t cf,
+                                       const MediumRefs& refs) {
+  SstEntry& entry = sst_refs_[sst_number];
+  entry.cf = cf;
+  entry.refs = refs;
+  for (const auto& [number, ref] : refs) {
+    referencers_[number].insert(sst_number);
+  }
+}
+
+MediumRuns MediumFileTracker::LiveRunsLocked(uint64_t medium_number) const {
+  MediumRuns live;
+  auto it = referencers_.find(medium_number);
+  if (it == referencers_.end()) return live;
+  for (uint64_t sst : it->second) {
+    const MediumRefs& refs = sst_refs_.at(sst).refs;
+    const MediumRuns& runs = refs.at(medium_number).runs;
+    live.insert(live.end(), runs.begin(), runs.end());
+  }
+  NormalizeRuns(&live);
+  return live;
+}
+
+void MediumFileTracker::RemoveSst(uint64_t sst_number) {
+  std::vector<DeadRuns> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sst_refs_.find(sst_number);
+    if (it == sst_refs_.end()) {
+      return;
+    }
+    const MediumRefs refs = std::move(it->second.refs);
+    sst_refs_.erase(it);
+    for (const auto& [medium_number, ref] : refs) {
+      auto holders = referencers_.find(medium_number);
+      if (holders == referencers_.end()) continue;
+      holders->second.erase(sst_number);
+      if (holders->second.empty()) {
+        referencers_.erase(holders);
+        file_bytes_.erase(medium_number);
+        // Before seeding, SSTs this process has not heard of may still
+        // reference the file.
+        if (seeded_) DeleteMediumFileLocked(medium_number);
+        continue;
+      }
+      if (!seeded_ || !can_punch_) continue;
+      MediumRuns freed = SubtractRuns(ref.runs, LiveRunsLocked(medium_number));
+      if (!freed.empty()) dead.push_back({medium_number, std::move(freed)});
+    }
+  }
+  Punch(std::move(dead));
+}
+
+void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
+  std::string session;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [number, runs] : deferred_) {
+      dead.push_back({number, std::move(runs)});
+    }
+    deferred_.clear();
+    session = session_id_;
+  }
+  for (const DeadRuns& d : dead) {
+    uint64_t freed = 0;
+    IOStatus s = IOStatus::Busy();
+    if (!open_files_->HeldByOtherSession(d.medium_number, session)) {
+      // The header and footer stay: every open verifies them.
+      s = PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
+                     MediumFileHeader::kEncodedLength,
+                     MediumFileFooter::kEncodedLength, &freed);
+    }
+    punched_bytes_ += freed;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (s.IsBusy()) {  // held by a reader: again after the next deletion
+      if (referencers_.count(d.medium_number) != 0) {
+        MediumRuns& runs = deferred_[d.medium_number];
+        runs.insert(runs.end(), d.runs.begin(), d.runs.end());
+        NormalizeRuns(&runs);
+      }
+      continue;
+    }
+    file_bytes_.erase(d.medium_number);  // its size on disk changed
+    if (freed != 0) AccountLocked(d.medium_number);
+    if (s.IsNotSupported()) {
+      can_punch_ = false;  // files are kept whole until unreferenced
+    } else if (!s.ok()) {
+      punch_failures_++;  // the next open punches these runs again
+    }
+  }
+}
+
+void MediumFileTracker::EnsureSeeded() {
+  std::vector<DeadRuns> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (seeded_ || !SeedLocked(&dead).ok()) {
+      return;  // a failed seeding is retried at the next event
+    }
+  }
+  Punch(std::move(dead));
+}
+
+Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
+  const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
+  std::vector<std::string> children;
+  IOStatus io = fs->GetChildren(dir_, IOOptions(), &children, nullptr);
+  if (!io.ok()) {
+    return io;
+  }
+  std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>>
+      found;
+  std::vector<uint64_t> mediums;
+  for (const std::string& name : children) {
+    if (const uint64_t medium = MediumNumberOf(name)) {
+      mediums.push_back(medium);
+      continue;
+    }
+    const uint64_t number = SstNumberOf(name);
+    if (number == 0 || sst_refs_.count(number) != 0) {
+      continue;
+    }
+    const std::string path = dir_ + "/" + name;
+    std::unique_ptr<TableProperties> props;
+    Status s = ReadSstProperties(fs, path, &props);
+    if (s.IsPathNotFound() || s.IsNotFound()) {
+      continue;  // deleted since the listing
+    }
+    if (!s.ok()) {
+      if (building_.count(number) != 0) {
+        continue;  // being written: its builder and OnTableFileCreated will
+                   // report it
+      }
+      return s;  // unreadable: seeding is retried at the next event
+    }
+    found.emplace(number, std::make_pair(path, std::move(props)));
+  }
+  for (auto& [number, entry] : found) {
+    const auto& [path, props] = entry;
+    MediumRefs refs;
+    bool known = false;
+    GetMediumRefs(*props, &refs, &known).PermitUncheckedError();
+    // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
+    // hold copied pointers. Without medium files there is nothing they could
+    // point to.
+    if (!known && !mediums.empty()) {
+      Status s = ScanMediumRefs(fs, path, &refs);
+      if (!s.ok()) {
+        return s;  // retried at the next event; nothing is deleted meanwhile
+      }
+    }
+    RegisterLocked(number, props->column_family_id, refs);
+  }
+  seeded_ = true;
+  for (uint64_t m : mediums) {
+    if (referencers_.count(m) == 0) {
+      // Leftovers of earlier sessions: no SST on disk points into them, and no
+      // builder of this session wrote them.
+      if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
+      continue;
+    }
+    if (backups_running_ == 0) RemoveBackupLinkLocked(m);
+    AccountLocked(m);  // written by an earlier session
+    // Runs nothing points into, whose punch a crash may have lost (Punch
+    // keeps the header and footer). Files this session writes now are not
+    // complete yet; their runs are all live.
+    if (!can_punch_ || building_.count(m) != 0) continue;
+    MediumRuns freed = SubtractRuns(WholeMediumFile(), LiveRunsLocked(m));
+    if (!freed.empty()) dead->push_back({m, std::move(freed)});
+  }
+  return Status::OK();
+}
+
+bool MediumFileTracker::RefsOf(uint64_t sst_number, MediumRefs* refs) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sst_refs_.find(sst_number);
+  if (it == sst_refs_.end()) return false;
+  *refs = it->second.refs;
+  return true;
+}
+
+uint64_t MediumFileTracker::LivePointers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t pointers = 0;
+  for (const auto& [sst, entry] : sst_refs_) {
+    for (const auto& [number, ref] : entry.refs) pointers += ref.pointers;
+  }
+  return pointers;
+}
+
+bool MediumFileTracker::seeded() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seeded_;
+}
+
+MediumFileTracker::Space MediumFileTracker::GetSpace() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Space space;
+  space.punched_bytes = punched_bytes_.load();
+  space.punch_failures = punch_failures_.load();
+  if (!seeded_) {
+    return space;  // SSTs this process has not heard of may hold references
+  }
+  FileSystem* fs = fs_ ? fs_.get() : FileSystem::Default().get();
+  for (const auto& [number, holders] : referencers_) {
+    auto bytes = file_bytes_.find(number);
+    if (bytes == file_bytes_.end()) {
+      // One stat per file until it is punched again.
+      bytes =
+          file_bytes_
+              .emplace(number, AllocatedBytes(fs, MediumFileName(dir_, number)))
+              .first;
+    }
+    uint64_t live = 0;
+    for (uint64_t sst : holders) {
+      live += sst_refs_.at(sst).refs.at(number).record_bytes;
+    }
+    space.file_bytes += bytes->second;
+    space.live_bytes += live;
+  }
+  return space;
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,186 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// The medium-file lifecycle, without garbage collection and without rewrites:
+// the space a medium file holds follows what SSTs still point to.
+//
+// - Each SST's table properties list the medium files it references and the
+//   byte runs of the records it points to (medium_refs.h).
+// - HybridKVListener (plugin/) adds an SST's references when RocksDB reports it
+// created
+//   (OnTableFileCreated, which precedes the version edit that makes it live)
+//   and drops them when RocksDB reports it deleted (OnTableFileDeleted, which
+//   follows the physical deletion: SSTs pinned by old Versions, snapshots'
+//   iterators or DisableFileDeletions stay, and so do their references).
+// - A compaction's outputs are reported before its inputs are deleted, so a
+//   pointer copied into a new SST keeps its record alive.
+// - When an SST goes, the byte runs it pointed to that no other SST points to
+//   are dead: the records were written back inline at the merge level, or
+//   their keys were overwritten or deleted. Medium files are key-sorted, so a
+//   merged key range is one contiguous run. Those runs are punched out of the
+//   file in place (hole_punch.h), and the file itself is deleted with its last
+//   reference. No SST is ever rewritten to free medium space.
+// - What events do not tell (references of SSTs written before this process,
+//   crashes, failed builds) comes from seeding: the properties of every SST
+//   file on disk, read once. Nothing is deleted or punched before seeding
+//   succeeds. Seeding deletes the medium files that no SST on disk references
+//   and that this process did not write (crash leftovers), and punches every
+//   run of the others that no SST points into (punches lost in a crash).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "plugin/hybridkv/blob/lifecycle/build_registry.h"
+#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/listener.h"
+#include "rocksdb/sst_file_manager.h"
+#include "rocksdb/table_properties.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// One DB directory's medium files and the SSTs that reference them.
+// Thread-safe.
+class MediumFileTracker : public BuildRegistry {
+ public:
+  // `open_files`: the DB's open medium files, from which deleted files are
+  // evicted.
+  MediumFileTracker(std::string dir, MediumFileCache* open_files)
+      : dir_(std::move(dir)), open_files_(open_files) {}
+
+  // The file system to read SSTs and delete medium files through (the DB's
+  // own), and the DB's SstFileManager, which rate-limits deletions as it does
+  // for SSTs when configured. The latest DB session's builders and readers set
+  // them; until then, the default file system and immediate deletion. The
+  // SstFileManager is held weakly: RocksDB closes a DB's own one with the DB.
+  void SetFileSystem(
+      const std::shared_ptr<FileSystem>& fs,
+      const std::shared_ptr<SstFileManager>& sst_file_manager) override;
+  std::shared_ptr<FileSystem> file_system() const;
+
+  // A builder of DB session `session_id` is writing SST `sst_number` and
+  // perhaps medium file `sst_number`: seeding must not treat them as leftovers.
+  // Until BuildFinished. A new session (the DB was reopened) re-seeds: its
+  // leftovers are the last session's.
+  void BuildStarted(uint64_t sst_number,
+                    const std::string& session_id) override;
+  void BuildFinished(uint64_t sst_number) override;
+  void MediumFileWritten(const std::string& path) override;
+
+  // An SST exists with these properties. Idempotent. A different DB id than
+  // before means the directory holds a new DB (DestroyDB, then Open):
+  // everything known is forgotten.
+  void AddSst(uint64_t sst_number, const std::string& path,
+              const TableProperties& props);
+  // SST `sst_number` has been deleted; medium files left without references are
+  // deleted.
+  void RemoveSst(uint64_t sst_number);
+
+  // hybridkv::CreateNewBackup is running: the "<n>.blob" hard links it makes
+  // for medium files (plugin/backup.cc) are not leftovers until it finishes.
+  void BackupStarted();
+  void BackupFinished();
+
+  // Reads the properties of every SST on disk, once it succeeds; see the file
+  // comment.
+  void EnsureSeeded();
+
+  bool seeded() const;
+
+  // The references of SST `sst_number` when it is registered.
+  bool RefsOf(uint64_t sst_number, MediumRefs* refs) const;
+  // Pointers held by the registered SSTs: the medium values not yet written
+  // back inline at the merge level.
+  uint64_t LivePointers() const;
+
+  // Medium bytes on disk against the bytes live SSTs still point to. Dead
+  // bytes remain where a run cannot be punched: within a file-system block
+  // that also holds live records, between records closer than
+  // kMediumRunMergeGap, in files shared with a checkpoint, and everywhere on
+  // file systems that cannot punch holes. Exact between compactions; while a
+  // compaction's outputs and inputs both exist, the live figure counts both.
+  struct Space {
+    uint64_t file_bytes = 0;     // on disk, of medium files some SST references
+    uint64_t live_bytes = 0;     // records live SSTs point to
+    uint64_t punched_bytes = 0;  // freed in place since this process began
+    uint64_t punch_failures = 0;  // punches that failed (retried at open)
+  };
+  Space GetSpace();
+
+ private:
+  struct SstEntry {
+    uint32_t cf = 0;
+    MediumRefs refs;
+  };
+
+  // Byte runs of one medium file that nothing points into any more.
+  struct DeadRuns {
+    uint64_t medium_number = 0;
+    MediumRuns runs;
+  };
+
+  Status SeedLocked(std::vector<DeadRuns>* dead);
+  void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
+  void DeleteMediumFileLocked(uint64_t number);
+  // Deletes "<number>.blob" when it is a hard link of medium file `number`
+  // (same inode) that a backup left: killed mid-way, RocksDB 11.x does not
+  // delete it, and it would keep the file's space and block its punching.
+  void RemoveBackupLinkLocked(uint64_t number);
+  // Tells the SstFileManager, when there is one, that medium file `number`
+  // now occupies its allocated bytes on disk.
+  void AccountLocked(uint64_t number);
+  // The runs of `medium_number` that some registered SST points into.
+  MediumRuns LiveRunsLocked(uint64_t medium_number) const;
+  // Punches `dead`, and the runs deferred before, outside the lock: only runs
+  // no SST points into are listed, and no new pointer into them can appear.
+  // Runs of a file that a reader of another DB session or process holds (a
+  // secondary, a read-only instance) are deferred: its older Version may
+  // still point into them.
+  void Punch(std::vector<DeadRuns> dead);
+
+  const std::string dir_;
+  MediumFileCache* const open_files_;
+  mutable std::mutex mu_;
+  std::shared_ptr<FileSystem> fs_;
+  std::weak_ptr<SstFileManager> sst_file_manager_;
+  void ForgetLocked();
+
+  std::string db_id_;
+  std::string session_id_;
+  bool seeded_ = false;
+  std::map<uint64_t, SstEntry> sst_refs_;  // by SST number
+  // medium number -> the SSTs that reference it
+  std::map<uint64_t, std::set<uint64_t>> referencers_;
+  std::map<uint64_t, uint64_t> file_bytes_;  // medium number -> bytes on disk
+  bool can_punch_ = false;  // the file system supports it, as far as known
+  std::atomic<uint64_t> punched_bytes_{0};
+  std::atomic<uint64_t> punch_failures_{0};
+  std::map<uint64_t, MediumRuns> deferred_;  // by medium number; see Punch
+  int backups_running_ = 0;
+  std::set<uint64_t> building_;      // SST numbers being written now
+  std::set<uint64_t> written_here_;  // by this session: not leftovers
+};
+
+// Reads the table properties of the SST at `path`, whatever its table format.
+Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
+                         std::unique_ptr<TableProperties>* props);
+
+// The medium files the SST at `path` references: from its properties, or by
+// reading its entries when it was not built by HybridKV.
+Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path, MediumRefs* refs);
+
+// "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.
+uint64_t SstNumberOf(const std::string& path);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,251 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// blob/medium/: the medium value file and everything that reads or frees
+// its bytes: the file (this header), the pointer an SST holds in a value's
+// place and its MAC (medium_pointer.h, siphash.h), the records' crc
+// (record_crc.h), the references an SST records (medium_refs.h) and their
+// byte runs (medium_runs.h), readers with readahead (medium_readahead.h), the
+// block cache of medium blocks (medium_block_cache.h), one open-file cache per
+// DB (medium_file_cache.h), and freeing runs in place (hole_punch.h).
+//
+// May depend on: blob/io/ and RocksDB (public and internal headers). Nothing
+// else of HybridKV: who keeps which file alive is blob/lifecycle/'s business.
+//
+// Medium value file format, version 2. One file, `<number>.medium`, holds the
+// medium values of one flush output, in the SST's key order; it is written
+// once and deleted when no SST points into it any more. Meanwhile record runs
+// that no SST points into may be punched out (medium_space.md): they read
+// back as zeros, and nothing reads them.
+//
+// clang-format off
+//   file    := header record* footer
+//   header  := magic:fixed64 version:fixed32 header_crc:fixed32        (16 bytes)
+//   record  := record_crc:fixed32 key_size:varint32 value_size:varint32 key value
+//              (key_size is 0 and key empty from version 2 on: see below)
+//   footer  := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
+//              version:fixed32 magic:fixed64                           (32 bytes)
+// clang-format on
+//
+// All fixed-width integers are little-endian. Every crc is a masked crc32c
+// (util/crc32c.h): header_crc covers magic and version; footer_crc covers
+// record_count and data_end. `data_end` is the offset of the footer.
+//
+// A record's key is elided: version 2 writes key_size 0 and no key, and
+// record_crc covers the rest of the record followed by the user key. A read
+// through a pointer knows the key, so the crc checks at once that the record
+// is intact and that it is the one the pointer was sent to; storing the key
+// cost 24 of the 134 bytes of a 104-byte value's record. Version 1 stored the
+// key (key_size > 0, record_crc over the rest of the record) and is still
+// read: the same rule decodes both, since for an empty key the two crcs agree.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/io_status.h"
+#include "rocksdb/slice.h"
+#include "rocksdb/status.h"
+
+namespace ROCKSDB_NAMESPACE {
+
+struct ImmutableOptions;
+class RandomAccessFileReader;
+class WritableFileWriter;
+
+namespace hybridkv {
+
+constexpr uint64_t kMediumFileMagic =
+    0x3164656d766b6268ull;                     // "hbkvmed1", little-endian
+constexpr uint32_t kMediumFileVersion = 2;     // written
+constexpr uint32_t kMinMediumFileVersion = 1;  // oldest read
+const char* const kMediumFileSuffix = ".medium";
+
+// header := magic:fixed64 version:fixed32 header_crc:fixed32
+struct MediumFileHeader {
+  static constexpr size_t kEncodedLength = 16;
+  uint32_t version = kMediumFileVersion;
+
+  void EncodeTo(char* dst) const;  // kEncodedLength bytes
+  // Corruption for a wrong magic or crc; NotSupported for a version this
+  // HybridKV does not read.
+  Status DecodeFrom(const Slice& input);
+};
+
+// footer := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
+//           version:fixed32 magic:fixed64
+struct MediumFileFooter {
+  static constexpr size_t kEncodedLength = 32;
+  uint64_t record_count = 0;
+  uint64_t data_end = 0;  // the footer's offset
+
+  void EncodeTo(char* dst) const;  // kEncodedLength bytes
+  // Corruption for a wrong magic or crc.
+  Status DecodeFrom(const Slice& input);
+};
+
+// The directory part of `path` ("." when it has none).
+std::string DirName(const std::string& path);
+
+// `<dir>/<number>.medium`
+std::string MediumFileName(const std::string& dir, uint64_t number);
+
+// The number of file name `name` ("<number>.medium"); 0 when it is not a
+// medium file's.
+uint64_t MediumNumberOf(const std::string& name);
+
+// Where one record lives: enough to read it back with a single positioned read.
+struct MediumRecordHandle {
+  uint64_t offset = 0;  // of the record's first byte
+  uint32_t size = 0;    // of the whole record, crc included
+};
+
+// Writes one medium file. Not thread-safe.
+class MediumFileWriter {
+ public:
+  // Creates `path` through `fs` and writes the header. Every write of the
+  // file uses `io` (its io_activity tells RocksDB's accounting whose I/O it
+  // is: a flush's).
+  static IOStatus Create(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
+                         const FileOptions& file_options,
+                         std::unique_ptr<MediumFileWriter>* writer,
+                         const IOOptions& io = IOOptions());
+  ~MediumFileWriter();
+
+  // Appends one record. Callers add records in key order.
+  IOStatus Add(const Slice& user_key, const Slice& value,
+               MediumRecordHandle* handle);
+
+  // How Finish makes the file durable.
+  struct SyncOptions {
+    bool use_fsync = true;  // fsync, else fdatasync (Options::use_fsync)
+    // A flush passes false: RocksDB's flush job fsyncs the SST's directory,
+    // where the medium file lives, before it logs the version edit
+    // (FlushJob::WriteLevel0Table, 9.10 through 11.8).
+    bool sync_directory = true;
+  };
+  // Writes the footer, then syncs the file and (see SyncOptions) its
+  // directory: the file is durable before the SST that points into it can
+  // become part of a Version.
+  IOStatus Finish(const SyncOptions& sync);
+  IOStatus Finish() { return Finish(SyncOptions()); }
+
+  // Closes and deletes the file (a failed or empty build).
+  void Abandon();
+
+  const std::string& path() const { return path_; }
+  uint64_t num_records() const { return num_records_; }
+  uint64_t value_bytes() const { return value_bytes_; }
+
+ private:
+  MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
+                   std::unique_ptr<WritableFileWriter> file,
+                   const IOOptions& io);
+  // Appends `buffer_` to the file and empties it.
+  IOStatus FlushBuffer();
+
+  // Records wait in `buffer_` until it holds this many bytes.
+  static constexpr size_t kAppendSize = 64 << 10;
+
+  std::shared_ptr<FileSystem> fs_;
+  const IOOptions io_;
+  std::string path_;
+  std::unique_ptr<WritableFileWriter> file_;
+  std::string buffer_;  // framed records not yet appended to file_
+  uint64_t offset_ = 0;
+  uint64_t num_records_ = 0;
+  uint64_t value_bytes_ = 0;
+  bool finished_ = false;
+};
+
+// The io_activity of the operation the calling RocksDB thread runs (flush,
+// compaction, Get, ...), for I/O HybridKV does outside a table builder or
+// reader: listener callbacks, wrapped merge operators and compaction filters.
+// RocksDB attributes I/O statistics by it (and debug builds check it).
+Env::IOActivity CurrentIOActivity();
+
+// Decodes `record` (exactly one record), checks its crc and that it holds
+// `user_key` (see the format above). On success `*value` points into
+// `record`.
+Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
+                          Slice* value);
+
+// Reads one medium file by record handle. Thread-safe.
+class MediumFileReader {
+ public:
+  // Opens `path` and verifies its header and footer, reading with `io`. While
+  // open, the file is held for reading (HoldForReading): no other process
+  // punches it.
+  static IOStatus Open(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& path, const FileOptions& file_options,
+                       std::unique_ptr<MediumFileReader>* reader,
+                       const IOOptions& io = IOOptions());
+  ~MediumFileReader();
+
+  // Reads the record at `handle`, checks its crc and that it holds `user_key`,
+  // and sets `*value`. Any mismatch is a Corruption naming the file and
+  // offset.
+  IOStatus Read(const IOOptions& io_options, const MediumRecordHandle& handle,
+                const Slice& user_key, std::string* value) const;
+
+  // Corruption if `handle` lies outside the file's data region.
+  IOStatus CheckHandle(const MediumRecordHandle& handle) const;
+
+  // Checks `record`, read from `offset` (one whole record), as Read does, and
+  // sets `*value`.
+  IOStatus DecodeRecord(uint64_t offset, const Slice& record,
+                        const Slice& user_key, std::string* value) const;
+
+  // Reads `[offset, offset + n)` into `*scratch` with one I/O; for sequential
+  // merging.
+  IOStatus ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
+                     std::string* scratch, Slice* result) const;
+
+  // Adds the read of `[offset, offset + n)` to `batch`; this reader must
+  // outlive the batch's Wait.
+  void ReadRangeAsync(AsyncReadBatch* batch, uint64_t offset, size_t n,
+                      AsyncReadBatch::Done done) const;
+
+  const std::string& path() const { return path_; }
+  uint64_t data_end() const { return data_end_; }
+  uint64_t num_records() const { return num_records_; }
+
+ private:
+  MediumFileReader(std::string path,
+                   std::unique_ptr<RandomAccessFileReader> file,
+                   const FileSystem* file_system);
+
+  std::string path_;
+  std::unique_ptr<RandomAccessFileReader> file_;
+  const FileSystem* file_system_;  // that opened file_
+  int hold_fd_ = -1;               // HoldForReading's, while open
+  uint64_t data_end_ = 0;
+  uint64_t num_records_ = 0;
+};
+
+// The Corruption for medium file `number` of `dir` missing while `referrer`
+// (an SST, or "an SST") points into it. Says how a DB gets that way (a copy
+// made by a tool that does not know HybridKV's files) and what to do.
+Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& dir, uint64_t number,
+                         const std::string& referrer);
+
+// Opens `<number>.medium` from the first of `dirs` that holds it. Medium
+// files live next to the SST that created them, which may be any of a column
+// family's paths.
+IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
+                        const std::vector<std::string>& dirs, uint64_t number,
+                        const FileOptions& file_options,
+                        std::unique_ptr<MediumFileReader>* reader,
+                        const IOOptions& io = IOOptions());
+
+// Directories where a column family's SSTs, and so its medium files, may live.
+std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
+                                        const ImmutableOptions& ioptions);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

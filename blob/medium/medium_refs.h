@@ -1,0 +1,143 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// The medium files an SST references, recorded in its table properties by
+// the builder that writes its pointers. Lifecycle (reference counting
+// and hole punching, medium_lifecycle.h) and the reader's fast path (SSTs
+// without references delegate straight to the inner table) rely on it.
+//
+// Property "hybridkv.medium.refs", format version 2:
+//
+// clang-format off
+//   refs  := version:varint32 count:varint32 file{count}
+//   file  := file_number:varint64 pointers:varint64 record_bytes:varint64
+//            run_count:varint32 run{run_count}
+//   run   := gap:varint64 length:varint64
+// clang-format on
+//
+// Files are listed in increasing file number. A run is a byte range of the
+// medium file that holds every record the SST points to there: the first
+// run's `gap` is its start offset, each later run's `gap` is the distance from
+// the previous run's end. Runs are sorted, disjoint, and merged across gaps
+// shorter than kMediumRunMergeGap, which keeps the property small; the bytes
+// between runs are what the lifecycle may free in place. Version 1 had no
+// runs: its references cover the whole file. The table's own block checksums
+// protect the property. HybridKV writes it into every SST it builds, with
+// count 0 when there are no references: an SST without it was built without
+// HybridKV (stock RocksDB compacting a HybridKV DB copies pointers verbatim),
+// so its references are unknown.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/table_properties_collector.h"
+#include "plugin/hybridkv/blob/medium/medium_runs.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/table_properties.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+const char* const kMediumRefsProperty = "hybridkv.medium.refs";
+
+struct MediumFileRef {
+  uint64_t pointers = 0;      // entries of the SST that point into the file
+  uint64_t record_bytes = 0;  // bytes of the records they point to
+  MediumRuns runs;            // where those records are
+  // Adds the record [offset, offset + size). Records arrive in any order.
+  void AddRecord(uint64_t offset, uint64_t size);
+};
+using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
+
+// Records one SST's references as its builder meets its pointers. Consecutive
+// pointers of a compaction mostly name different files (each flush's file
+// spans the whole key space), so a direct-mapped cache of the map's entries,
+// by file number, spares a map lookup per pointer: the lookup was 6% of a
+// load's compaction CPU (bench/results/issue10-compaction-cpu).
+class MediumRefsRecorder {
+ public:
+  void AddRecord(uint64_t file_number, uint64_t offset, uint64_t size) {
+    Slot& slot = slots_[(file_number * 0x9E3779B97F4A7C15ull) >>
+                        (64 - kSlotBits)];  // Fibonacci hashing
+    if (slot.ref == nullptr || slot.number != file_number) {
+      slot.number = file_number;
+      slot.ref = &refs_[file_number];  // map entries never move
+    }
+    slot.ref->AddRecord(offset, size);
+  }
+  MediumRefs* refs() { return &refs_; }
+
+ private:
+  static constexpr int kSlotBits = 10;
+  struct Slot {
+    uint64_t number = 0;
+    MediumFileRef* ref = nullptr;
+  };
+  MediumRefs refs_;
+  std::array<Slot, size_t{1} << kSlotBits> slots_;
+};
+
+// Decodes the refs property of `props`. `*known` is false when the SST has no
+// such property: it was not built by HybridKV and may hold pointers all the
+// same.
+Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
+                     bool* known);
+
+// Reads every entry of the SST at `sst_path` with a stock BlockBasedTable
+// reader and compaction's view (no HybridKV code in between), calling `visit`
+// with each internal key and value.
+Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& sst_path,
+                       const std::function<void(const Slice& internal_key,
+                                                const Slice& value)>& visit);
+
+// Collects the references of an SST built without HybridKV by reading every
+// entry: the fallback when its properties cannot tell.
+Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, MediumRefs* refs);
+
+// Creates the refs collector of one builder; add it to the builder's internal
+// collectors. The builder records each pointer it writes in `*refs`, which
+// outlives the collector, and the collector writes them to the property: the
+// builder already holds every pointer decoded, and a collector seeing only
+// the entries would decode each one again.
+class MediumRefsCollectorFactory : public InternalTblPropCollFactory {
+ public:
+  explicit MediumRefsCollectorFactory(MediumRefs* refs) : refs_(refs) {}
+  InternalTblPropColl* CreateInternalTblPropColl(
+      uint32_t column_family_id, int level_at_creation, int num_levels,
+      SequenceNumber last_level_inclusive_max_seqno_threshold) override;
+  const char* Name() const override {
+    return "HybridKVMediumRefsCollectorFactory";
+  }
+
+ private:
+  MediumRefs* const refs_;
+};
+
+// Lets a builder hand the inner builder its own collector list: forwards to a
+// factory owned by RocksDB, which outlives the builder.
+class ForwardingCollectorFactory : public InternalTblPropCollFactory {
+ public:
+  explicit ForwardingCollectorFactory(InternalTblPropCollFactory* target)
+      : target_(target) {}
+  InternalTblPropColl* CreateInternalTblPropColl(
+      uint32_t column_family_id, int level_at_creation, int num_levels,
+      SequenceNumber last_level_inclusive_max_seqno_threshold) override {
+    return target_->CreateInternalTblPropColl(
+        column_family_id, level_at_creation, num_levels,
+        last_level_inclusive_max_seqno_threshold);
+  }
+  const char* Name() const override { return target_->Name(); }
+
+ private:
+  InternalTblPropCollFactory* const target_;
+};
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

@@ -1,0 +1,42 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// Byte runs of a medium file: where the records an SST points to lie
+// (medium_refs.h records them), and what is left to free when an SST goes
+// (hole_punch.h frees them).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "rocksdb/rocksdb_namespace.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// A byte range [begin, end) of a medium file.
+struct MediumRun {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  bool operator==(const MediumRun& o) const {
+    return begin == o.begin && end == o.end;
+  }
+};
+using MediumRuns = std::vector<MediumRun>;  // sorted, disjoint
+
+// Runs closer than this are recorded as one. Freeing in place works in whole
+// file-system blocks, so a shorter gap could rarely be freed anyway.
+constexpr uint64_t kMediumRunMergeGap = 4096;
+
+// Everything: the runs of a reference that does not say (format version 1,
+// or an SST scanned without HybridKV's collector).
+const MediumRuns& WholeMediumFile();
+
+// Sorts `*runs` and merges overlapping runs and runs less than `merge_gap`
+// apart.
+void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap = 0);
+
+// The parts of `from` that no run of `covered` (sorted, disjoint) overlaps.
+MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE

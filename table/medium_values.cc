@@ -1,0 +1,247 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/table/medium_values.h"
+
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+TableMediumValues::TableMediumValues(MediumReadContext context,
+                                     const TableProperties* props)
+    : context_(std::move(context)) {
+  bool known = false;
+  has_medium_refs_ = props == nullptr ||
+                     !GetMediumRefs(*props, &refs_, &known).ok() || !known ||
+                     !refs_.empty();
+}
+
+Status TableMediumValues::GetMediumFile(
+    const IOOptions& io, uint64_t number,
+    std::shared_ptr<MediumFileReader>* file) {
+  auto held = held_.find(number);
+  if (held != held_.end()) {
+    *file = held->second;
+    return Status::OK();
+  }
+  // A table whose references are not known (not built by HybridKV).
+  return context_.state->medium_files.Get(
+      context_.fs, context_.dirs, context_.file_options, io, number, file);
+}
+
+MediumBlockCache TableMediumValues::BlocksOf(uint64_t file_number) const {
+  return MediumBlockCache(
+      context_.block_cache.get(),
+      MediumBlockCache::FileKey(context_.db_id, context_.dirs.front(),
+                                file_number),
+      file_number);
+}
+
+bool TableMediumValues::UncachedSpan(const IOOptions& io,
+                                     const MediumBlockCache& blocks,
+                                     const MediumPointer* pointers, size_t n,
+                                     std::shared_ptr<MediumFileReader>* file,
+                                     uint64_t* begin, uint64_t* end) {
+  std::string scratch;
+  Slice bytes;
+  size_t first = 0;
+  while (first < n &&
+         blocks.Lookup(pointers[first].handle.offset,
+                       pointers[first].handle.size, &scratch, &bytes)) {
+    first++;
+  }
+  if (first == n) {
+    return false;
+  }
+  const MediumRecordHandle& last = pointers[n - 1].handle;
+  *begin = pointers[first].handle.offset;
+  *end = last.offset + last.size;
+  return *end >= *begin &&
+         GetMediumFile(io, pointers[first].file_number, file).ok() &&
+         (*file)->CheckHandle(pointers[first].handle).ok() &&
+         (*file)->CheckHandle(last).ok();
+}
+
+void TableMediumValues::WarmMediumSpans(
+    const MediumReadOptions& options,
+    const std::vector<MediumPointer>& pointers,
+    const std::vector<std::pair<size_t, size_t>>& spans) {
+  IOOptions io;
+  if (spans.empty() || options.block_cache_only() || !options.fill_cache() ||
+      !options.PrepareIO(context_.clock, &io).ok()) {
+    return;
+  }
+  AsyncReadBatch batch(context_.fs.get(), io);
+  AddMediumReads(&batch, io, pointers, spans);
+}
+
+void TableMediumValues::AddMediumReads(
+    AsyncReadBatch* batch, const IOOptions& io,
+    const std::vector<MediumPointer>& pointers,
+    const std::vector<std::pair<size_t, size_t>>& spans) {
+  if (context_.block_cache == nullptr) {
+    return;  // nowhere to keep what would be read
+  }
+  for (const auto& span : spans) {
+    const MediumBlockCache blocks = BlocksOf(pointers[span.first].file_number);
+    std::shared_ptr<MediumFileReader> file;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    if (UncachedSpan(io, blocks, &pointers[span.first],
+                     span.second - span.first, &file, &begin, &end)) {
+      blocks.ReadAsync(batch, file, begin, end - begin,
+                       &context_.state->counters.resolve_bytes_read);
+    }
+  }
+}
+
+std::vector<std::pair<size_t, size_t>> TableMediumValues::GroupIntoReadSpans(
+    std::vector<MediumPointer>* pointers) {
+  // A gap of up to kMediumRunMergeGap costs less to read through than a
+  // second request.
+  return SortAndGroup(
+      pointers,
+      [](const MediumPointer& p) {
+        return std::make_pair(p.file_number, p.handle.offset);
+      },
+      [](const MediumPointer& prev, const MediumPointer& p, size_t) {
+        const MediumRecordHandle& h = prev.handle;
+        return p.file_number == prev.file_number &&
+               p.handle.offset <= h.offset + h.size + kMediumRunMergeGap;
+      });
+}
+
+Status TableMediumValues::ResolvePointer(const MediumReadOptions& options,
+                                         const MediumPointer& pointer,
+                                         const Slice& user_key,
+                                         std::string* value) {
+  const MediumRecordHandle& handle = pointer.handle;
+  const MediumBlockCache blocks = BlocksOf(pointer.file_number);
+  std::string scratch;
+  Slice record;
+  uint64_t bytes_read = 0;
+  std::shared_ptr<MediumFileReader> file;
+  if (!blocks.Lookup(handle.offset, handle.size, &scratch, &record)) {
+    if (options.block_cache_only()) {
+      return Status::Incomplete(
+          "HybridKV: medium value not in the block cache, and the read allows "
+          "no I/O (read_tier=kBlockCacheTier)");
+    }
+    IOOptions io;
+    Status s = options.PrepareIO(context_.clock, &io);
+    if (s.ok()) {
+      s = GetMediumFile(io, pointer.file_number, &file);
+    }
+    if (s.ok()) {
+      s = file->CheckHandle(handle);
+    }
+    if (s.ok()) {
+      s = blocks.Read(io, *file, handle.offset, handle.size,
+                      options.fill_cache(), &scratch, &record, &bytes_read);
+    }
+    if (!s.ok()) {
+      return s;
+    }
+  }
+  Slice v;
+  if (!DecodeMediumRecord(record, user_key, &v).ok()) {
+    // Rare: open the file (if the bytes came from the cache) for an error
+    // that names it.
+    IOOptions io;
+    Status s = file != nullptr ? Status::OK()
+                               : GetMediumFile(io, pointer.file_number, &file);
+    return s.ok() ? file->DecodeRecord(handle.offset, record, user_key, value)
+                  : s;
+  }
+  value->assign(v.data(), v.size());
+  RecordResolved(value->size(), bytes_read);
+  return Status::OK();
+}
+
+void TableMediumValues::RecordResolved(uint64_t value_bytes,
+                                       uint64_t bytes_read) {
+  DbCounters& counters = context_.state->counters;
+  counters.medium_values_resolved++;
+  counters.medium_bytes_resolved += value_bytes;
+  counters.resolve_bytes_read += bytes_read;
+}
+
+namespace {
+
+bool HoldsAnyMediumFile(const std::shared_ptr<FileSystem>& fs,
+                        const std::string& dir) {
+  std::vector<std::string> children;
+  if (!fs->GetChildren(dir, IOOptions(), &children, nullptr).ok()) return true;
+  for (const std::string& child : children) {
+    if (MediumNumberOf(child) != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TableMediumValues::~TableMediumValues() {
+  for (const auto& [number, file] : held_) {
+    context_.state->medium_files.Release(number, context_.session_id);
+  }
+}
+
+Status TableMediumValues::HoldMediumFiles(const std::string& sst_path,
+                                          const std::string& table_session_id) {
+  MediumFileCache& cache = context_.state->medium_files;
+  for (const auto& [number, ref] : refs_) {
+    std::shared_ptr<MediumFileReader> file;
+    Status s = cache.Get(context_.fs, context_.dirs, context_.file_options,
+                         IOOptions(), number, &file);
+    if (s.IsNotSupported()) {
+      return Status::NotSupported(
+          "HybridKV: the DB's file system cannot read medium file " +
+          std::to_string(number) + ".medium (" + s.ToString() +
+          "). DB::OpenAsFollower's OnDemandFileSystem serves only table "
+          "files, so a follower cannot read a HybridKV DB's medium values; "
+          "follow it with a secondary instance (DB::OpenAsSecondary) instead.");
+    }
+    if (!s.ok()) {
+      if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {
+        // No medium file at all: a copy made without HybridKV's files.
+        return MissingMediumFile(context_.fs, context_.dirs.front(), number,
+                                 "SST " + sst_path);
+      }
+      // One file damaged or lost: the table opens, and reads of the values
+      // stored in that file fail, naming it.
+      continue;
+    }
+    cache.Hold(number, context_.session_id);
+    held_.emplace(number, std::move(file));
+  }
+  // A table this DB session wrote (a flush's or compaction's output) was not
+  // deleted by another instance: no stat on the write path.
+  const bool written_here = table_session_id == context_.session_id;
+  if (!held_.empty() && !written_here &&
+      context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
+    return Status::PathNotFound(
+        "HybridKV: SST " + sst_path +
+        " was deleted while its table was being opened (on a secondary "
+        "instance: by the primary, since the last TryCatchUpWithPrimary; catch "
+        "up and retry)");
+  }
+  return Status::OK();
+}
+
+Status TableMediumValues::GetSecret(SipKey* secret) {
+  Status s = GetDbSecret(context_.fs, context_.dirs.front(), context_.db_id,
+                         /*create=*/false, secret);
+  if (s.IsNotFound()) {
+    return Status::Corruption(
+        "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
+        " is missing, but SSTs hold medium pointers, which cannot be told "
+        "from values without it. This DB was probably copied by a tool that "
+        "does not know HybridKV's files: restore it with "
+        "hybridkv::RestoreDBFromBackup from a backup made by "
+        "hybridkv::CreateNewBackup, or copy it with Checkpoint on the handle "
+        "of hybridkv::Open.");
+  }
+  return s;
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
