@@ -13,13 +13,13 @@
 //   genuine pointer of another key) read back verbatim through flushes and
 //   compactions at every level;
 // - a missing HYBRIDKV-SECRET: reads work, compactions refuse with a message
-//   naming the file, and restoring the file restores compactions;
-// - malformed OPTIONS files, and a medium band that contradicts min_blob_size.
+//   naming the file, and restoring the file restores compactions.
+//
+// Malformed OPTIONS files are options_file_test.cc's.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -33,11 +33,9 @@
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/table.h"
-#include "rocksdb/utilities/options_util.h"
 #include "test_util.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -47,6 +45,8 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
+using test::ReadWholeFile;
+using test::WriteWholeFile;
 using Model = std::map<std::string, std::string>;
 
 std::string Key(uint64_t i) {
@@ -101,17 +101,6 @@ void LoadAndFlush(DB* db, Model* model, uint64_t first, uint64_t n) {
   ASSERT_OK(db->Flush(FlushOptions()));
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f),
-                     std::istreambuf_iterator<char>());
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
-
 // The medium file of the first flush (the smallest number).
 std::string FirstMediumFile(const std::string& dir) {
   auto files = test::FilesWithSuffix(dir, ".medium");
@@ -145,15 +134,15 @@ TEST_P(MediumFileDamageTest, AffectedKeysFailNamingTheFileOthersRead) {
   db.reset();
   const std::string name = FirstMediumFile(dir.path());
   const std::string path = dir.Sub(name);
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadWholeFile(path);
   switch (damage) {
     case Damage::kFlip:
       bytes[bytes.size() / 2] ^= 0x20;
-      WriteFile(path, bytes);
+      WriteWholeFile(path, bytes);
       break;
     case Damage::kTruncate:
       bytes.resize(bytes.size() / 2);
-      WriteFile(path, bytes);
+      WriteWholeFile(path, bytes);
       break;
     case Damage::kDelete:
       std::filesystem::remove(path);
@@ -271,7 +260,7 @@ bool FirstPointer(const std::string& sst, std::string* user_key,
 // block holding it (crc32c, format_version < 6): block checksums pass, only
 // the pointer is wrong.
 void PatchSstByte(const std::string& path, size_t offset, char byte) {
-  std::string file = ReadFile(path);
+  std::string file = ReadWholeFile(path);
   size_t start = 0;
   // Blocks follow each other from offset 0, each with a 5-byte trailer: type
   // and masked crc32c of contents + type. Find each block's end by its crc.
@@ -294,7 +283,7 @@ void PatchSstByte(const std::string& path, size_t offset, char byte) {
       uint32_t c = crc32c::Value(file.data() + start, end - start);
       c = crc32c::Extend(c, file.data() + end, 1);
       EncodeFixed32(&file[end + 1], crc32c::Mask(c));
-      WriteFile(path, file);
+      WriteWholeFile(path, file);
       return;
     }
     start = end + 5;
@@ -320,7 +309,7 @@ TEST_P(PointerInSstTest, DamagedPointerIsNeverWrongData) {
   db.reset();
   std::string user_key, pointer;
   ASSERT_TRUE(FirstPointer(sst, &user_key, &pointer));
-  std::string file = ReadFile(sst);
+  std::string file = ReadWholeFile(sst);
   const size_t at = file.find(pointer);
   ASSERT_NE(at, std::string::npos);
   ASSERT_EQ(file.find(pointer, at + 1), std::string::npos);
@@ -458,7 +447,7 @@ TEST(MissingSecretTest, ReadsWorkCompactionsRefuseRestoringHeals) {
   WriteTwoFlushesAndClose(dir, options, &model);
   std::unique_ptr<DB> db;
   const std::string secret = dir.Sub(kSecretFileName);
-  const std::string saved = ReadFile(secret);
+  const std::string saved = ReadWholeFile(secret);
   ASSERT_FALSE(saved.empty());
   std::filesystem::remove(secret);
   // A fresh process, as the secret is cached by the process that loaded it:
@@ -487,7 +476,7 @@ TEST(MissingSecretTest, ReadsWorkCompactionsRefuseRestoringHeals) {
   EXPECT_EQ(lines, model.size());
   CompactRangeOptions cro;
   cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
-  WriteFile(secret, saved);
+  WriteWholeFile(secret, saved);
   ASSERT_EQ(test::RunCommand(ldb + "compact", &out), 0) << out;
   db = Open(options, dir.path());
   ASSERT_OK(db->CompactRange(cro, nullptr, nullptr));
@@ -505,122 +494,23 @@ TEST(MissingSecretTest, ReplacedSecretStopsCompactions) {
   Model model;
   WriteTwoFlushesAndClose(dir, options, &model);
   const std::string secret = dir.Sub(kSecretFileName);
-  const std::string saved = ReadFile(secret);
+  const std::string saved = ReadWholeFile(secret);
   ASSERT_GT(saved.size(), 32u);
   std::string other = saved;
   other[12] ^= 0x5a;  // k0: another key
   EncodeFixed32(&other[other.size() - 4],
                 crc32c::Mask(crc32c::Value(other.data(), other.size() - 4)));
-  WriteFile(secret, other);
+  WriteWholeFile(secret, other);
   std::string out;
   const std::string ldb = std::string(HYBRIDKV_LDB) + " --db=" + dir.path() +
                           " --try_load_options ";
   EXPECT_NE(test::RunCommand(ldb + "compact", &out), 0) << out;
   EXPECT_NE(out.find(kSecretFileName), std::string::npos) << out;
-  WriteFile(secret, saved);
+  WriteWholeFile(secret, saved);
   ASSERT_EQ(test::RunCommand(ldb + "compact", &out), 0) << out;
   auto db = Open(options, dir.path());
   using Pairs = std::vector<std::pair<std::string, std::string>>;
   ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
-}
-
-// Writes an OPTIONS file: HybridTable with `table_options` and, in the CF
-// section, `cf_extra`.
-std::string OptionsFile(
-    const std::string& dir, const std::string& cf_extra,
-    const std::string& table_options,
-    const std::string& db_options = "  listeners=HybridKVListener\n") {
-  const std::string path = dir + "/test.ini";
-  WriteFile(path,
-            "[Version]\n  rocksdb_version=9.10.0\n  options_file_version=1.1\n"
-            "[DBOptions]\n  create_if_missing=true\n" +
-                db_options +
-                "[CFOptions \"default\"]\n  table_factory=HybridTable\n"
-                "  sst_partitioner_factory=HybridKVPartitioner\n" +
-                cf_extra + "[TableOptions/HybridTable \"default\"]\n" +
-                table_options);
-  return path;
-}
-
-TEST(OptionsFileTest, MalformedFilesFailWithAClearMessage) {
-  test::ScratchDir dir("badoptions");
-  struct Case {
-    const char* table_options;
-    const char* mentions;
-  } cases[] = {
-      {"  merge_level=deep\n", "merge_level"},
-      {"  classify_by=weight\n", "classify_by"},
-      {"  no_such_option=1\n", "no_such_option"},
-      {"  inner={id=NoSuchTable}\n", "NoSuchTable"},
-      {"  inner=\n", "inner"},
-      {"  inner={id=BlockBasedTable;block_size=8192\n", "inner"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.table_options);
-    const std::string path = OptionsFile(dir.path(), "", c.table_options);
-    ConfigOptions config;
-    config.ignore_unknown_options = false;
-    DBOptions db_opts;
-    std::vector<ColumnFamilyDescriptor> cfs;
-    Status s = LoadOptionsFromFile(config, path, &db_opts, &cfs);
-    ASSERT_FALSE(s.ok());
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-    EXPECT_NE(s.ToString().find(c.mentions), std::string::npos) << s.ToString();
-  }
-  // A truncated file.
-  {
-    std::string path = OptionsFile(dir.path(), "", "  merge_level=-2\n");
-    std::string text = ReadFile(path);
-    WriteFile(path,
-              text.substr(0, text.find("[CFOptions")) + "[CFOptions \"def");
-    ConfigOptions config;
-    DBOptions db_opts;
-    std::vector<ColumnFamilyDescriptor> cfs;
-    Status s = LoadOptionsFromFile(config, path, &db_opts, &cfs);
-    EXPECT_FALSE(s.ok());
-  }
-}
-
-// Files that parse, but describe a configuration DB::Open must refuse, by
-// name.
-TEST(OptionsFileTest, ContradictionsFailDbOpenNamingTheOption) {
-  test::ScratchDir dir("contradict");
-  struct Case {
-    std::string cf_extra, table_options, db_options;
-    const char* mentions;
-  } cases[] = {
-      // the medium band reaches into BlobDB's range
-      {"  enable_blob_files=true\n  min_blob_size=500\n", "",
-       "  listeners=HybridKVListener\n", "min_blob_size"},
-      {"  enable_blob_files=true\n  min_blob_size=1000\n",
-       "  medium_max_value_size=4000\n", "  listeners=HybridKVListener\n",
-       "min_blob_size"},
-      {"", "  medium_min_value_size=2000\n  medium_max_value_size=1000\n",
-       "  listeners=HybridKVListener\n", "medium_min_value_size"},
-      {"", "  medium_min_value_size=16\n", "  listeners=HybridKVListener\n",
-       "pointer"},
-      {"", "  merge_level=9\n", "  listeners=HybridKVListener\n",
-       "merge_level"},
-      {"", "", "", "HybridKVListener"},
-      {"  merge_operator=stringappend\n", "", "  listeners=HybridKVListener\n",
-       "HybridKVMergeOperator"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.cf_extra + c.table_options + c.db_options);
-    const std::string path =
-        OptionsFile(dir.path(), c.cf_extra, c.table_options, c.db_options);
-    ConfigOptions config;
-    DBOptions db_opts;
-    std::vector<ColumnFamilyDescriptor> cfs;
-    ASSERT_OK(LoadOptionsFromFile(config, path, &db_opts, &cfs));
-    std::vector<ColumnFamilyHandle*> handles;
-    DB* raw = nullptr;
-    Status s = hybridkv::OpenDB(db_opts, dir.Sub("db"), cfs, &handles, &raw);
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-    EXPECT_NE(s.ToString().find(c.mentions), std::string::npos) << s.ToString();
-    for (auto* h : handles) delete h;
-    delete raw;
-  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The child of the crash test (crash_test.cc): opens the DB, runs the
+// The child of the crash test (crash_test.cc), and the primary the secondary
+// test (secondary_test.cc) follows: opens the DB, runs the
 // deterministic workload of crash_workload.h from operation `start`, and after
 // each acknowledged operation stores the count of acknowledged operations in
 // `progress_file` (8 bytes at offset 0). A second thread flushes and compacts

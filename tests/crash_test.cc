@@ -55,22 +55,10 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
+using crash::WrittenBy;
+using test::EnvU64;
 using Model = std::map<std::string, std::string>;
 using Pairs = std::vector<std::pair<std::string, std::string>>;
-
-uint64_t EnvU64(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? std::strtoull(v, nullptr, 10)
-                                      : fallback;
-}
-
-std::set<uint64_t> MediumFilesOnDisk(const std::string& dir) {
-  std::set<uint64_t> out;
-  for (const auto& name : test::FilesWithSuffix(dir, ".medium")) {
-    out.insert(std::strtoull(name.c_str(), nullptr, 10));
-  }
-  return out;
-}
 
 Status ReferencedMediumFiles(DB* db, std::set<uint64_t>* out) {
   TablePropertiesCollection props;
@@ -106,32 +94,6 @@ std::string Diff(const std::vector<std::pair<std::string, std::string>>& scan,
   }
   return out + "; db has " + std::to_string(scan.size()) + " keys, expected " +
          std::to_string(expected.size());
-}
-
-// True when an operation below or at `max_op` wrote `value` for `key`. A value
-// names its operation ("op<i>:..."), unless it is cut shorter than that
-// prefix (small values may be 8 bytes): then every operation whose number
-// starts with the digits kept is a candidate.
-bool WrittenBy(uint64_t seed, const std::string& key, const std::string& value,
-               uint64_t max_op) {
-  const size_t colon = value.find(':');
-  const std::string digits = value.substr(
-      2, colon == std::string::npos ? std::string::npos : colon - 2);
-  const uint64_t stem = std::strtoull(digits.c_str(), nullptr, 10);
-  std::vector<uint64_t> candidates = {stem};
-  if (colon == std::string::npos) {  // cut: the number may be longer
-    for (uint64_t scale = 10; stem * scale <= max_op; scale *= 10) {
-      for (uint64_t r = 0; r < scale; ++r)
-        candidates.push_back(stem * scale + r);
-    }
-  }
-  for (uint64_t op : candidates) {
-    if (op > max_op) continue;
-    for (const auto& e : crash::MakeOp(seed, op).entries) {
-      if (e.first == key && e.second == value) return true;
-    }
-  }
-  return false;
 }
 
 // Opens the copy at `path` and checks that it reads: checksums pass, and each
@@ -275,7 +237,7 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
     for (; applied < acked; ++applied) {
       crash::Apply(crash::MakeOp(seed, applied), &model);
     }
-    medium_files_seen += MediumFilesOnDisk(db_path).size();
+    medium_files_seen += test::MediumFileNumbers(db_path).size();
     std::string copying;
     if (ReadFileToString(Env::Default(), copies + "/copying", &copying).ok()) {
       (copying == "c" ? killed_in_checkpoint : killed_in_backup)++;
@@ -312,7 +274,7 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
       referenced.clear();
       ASSERT_OK(ReferencedMediumFiles(db.get(), &referenced));
       orphans.clear();
-      for (uint64_t m : MediumFilesOnDisk(db_path)) {
+      for (uint64_t m : test::MediumFileNumbers(db_path)) {
         if (referenced.count(m) == 0) orphans.insert(m);
       }
       if (orphans.empty()) break;
@@ -321,7 +283,7 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
     EXPECT_TRUE(orphans.empty())
         << orphans.size() << " orphaned medium files, e.g. " << *orphans.begin()
         << ".medium";
-    const auto on_disk = MediumFilesOnDisk(db_path);
+    const auto on_disk = test::MediumFileNumbers(db_path);
     for (uint64_t m : referenced) {
       EXPECT_EQ(on_disk.count(m), 1u) << m << ".medium is referenced but gone";
     }
@@ -347,129 +309,6 @@ TEST(CrashTest, SigkillAtRandomMomentsKeepsAConsistentPrefix) {
             << killed_in_backup << " times; " << copies_checked
             << " completed copies read\n";
   EXPECT_GT(medium_files_seen, 0u) << "the workload never left a medium file";
-}
-
-// A secondary instance in this process follows a primary in another (the crash
-// child, with the large class off: RocksDB's BlobDB does not support
-// secondaries) that writes, flushes, compacts, deletes and punches medium
-// files, and copies itself. Every value the secondary reads must be one an
-// acknowledged operation (or the one in flight) wrote for its key; no read
-// may fail. HYBRIDKV_LONG=1 runs HYBRIDKV_LONG_SECONDS (default 600).
-TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
-  const bool long_mode = EnvU64("HYBRIDKV_LONG", 0) != 0;
-  const uint64_t seconds = long_mode ? EnvU64("HYBRIDKV_LONG_SECONDS", 600) : 8;
-  const uint64_t seed = 20261125;
-  test::ScratchDir dir("secondary");
-  const std::string db_path = dir.Sub("db");
-  const std::string progress_path = dir.Sub("progress");
-  const std::string copies = dir.Sub("copies");
-  ASSERT_OK(Env::Default()->CreateDirIfMissing(copies));
-  const char* child_env = std::getenv("HYBRIDKV_CRASH_CHILD_BIN");
-  const std::string child = child_env != nullptr && *child_env != '\0'
-                                ? child_env
-                                : HYBRIDKV_CRASH_CHILD;
-  const std::string args[] = {
-      child, db_path, std::to_string(seed), "0", progress_path, "-1", copies};
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("HYBRIDKV_CRASH_NO_BLOB", "1", 1);
-    // In long runs, 1 MiB memtables and a flush, compaction or copy every
-    // 0.5-0.6 s besides (see crash_child.cc): RocksDB's secondary replays
-    // every MANIFEST edit and cannot follow the crash shape for minutes.
-    if (long_mode) {
-      setenv("HYBRIDKV_CRASH_PAUSE_MS", "500", 1);
-      setenv("HYBRIDKV_CRASH_SCALE", "16", 1);
-    }
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  auto acked = [&] {
-    uint64_t n = 0;
-    const int fd = open(progress_path.c_str(), O_RDONLY);
-    if (fd >= 0) {
-      if (pread(fd, &n, sizeof(n), 0) != static_cast<ssize_t>(sizeof(n))) n = 0;
-      close(fd);
-    }
-    return n;
-  };
-  while (acked() < 2000) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  Options options = crash::MakeOptions(-1);
-  options.enable_blob_files = false;
-  options.max_open_files = -1;
-  DB* raw = nullptr;
-  ASSERT_OK(
-      hybridkv::OpenSecondaryDB(options, db_path, dir.Sub("secondary"), &raw));
-  std::unique_ptr<DB> secondary(raw);
-  std::mt19937_64 rng(seed);
-  uint64_t catch_ups = 0, reads = 0, values = 0, errors = 0, wrong = 0;
-  std::string first_error;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  auto next_report = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() < deadline && wrong == 0) {
-    ASSERT_OK(secondary->TryCatchUpWithPrimary());
-    catch_ups++;
-    if (long_mode && std::chrono::steady_clock::now() >= next_report) {
-      std::cout << "[SecondaryTest] " << catch_ups << " catch-ups, " << values
-                << " values checked, " << errors << " errors" << std::endl;
-      next_report += std::chrono::seconds(60);
-    }
-    // The operations the catch-up could have seen: those acknowledged since,
-    // and the one in flight.
-    const uint64_t max_op = acked();
-    auto check = [&](const Slice& key_slice, const Slice& value_slice) {
-      values++;
-      const std::string key = key_slice.ToString();
-      const std::string value = value_slice.ToString();
-      if (!WrittenBy(seed, key, value, max_op) && wrong++ == 0) {
-        ADD_FAILURE() << key << " read a value no acknowledged operation "
-                      << "wrote: " << value.substr(0, 30);
-      }
-    };
-    // Catch-ups far apart: the secondary's Version lags the primary's, which
-    // meanwhile deletes and punches what that Version still points into.
-    const auto round_end = std::chrono::steady_clock::now() +
-                           std::chrono::milliseconds(50 + rng() % 400);
-    for (int n = 0; std::chrono::steady_clock::now() < round_end;
-         ++n, ++reads) {
-      const std::string key = crash::Key(rng() % crash::kKeys);
-      std::string value;
-      Status s = secondary->Get(ReadOptions(), key, &value);
-      if (s.ok()) {
-        check(key, value);
-      } else if (!s.IsNotFound()) {
-        if (errors++ == 0) first_error = s.ToString();
-      }
-    }
-    std::unique_ptr<Iterator> it(secondary->NewIterator(ReadOptions()));
-    it->Seek(crash::Key(rng() % crash::kKeys));
-    for (int n = 0; n < 50 && it->Valid(); ++n, it->Next()) {
-      check(it->key(), it->value());
-    }
-    reads++;
-    if (!it->status().ok() && errors++ == 0)
-      first_error = it->status().ToString();
-  }
-  ASSERT_EQ(kill(pid, SIGKILL), 0);
-  int wstatus = 0;
-  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
-  EXPECT_TRUE(WIFSIGNALED(wstatus)) << "the primary ended on its own";
-  std::cout << "[SecondaryTest] " << seconds << " s: " << catch_ups
-            << " catch-ups, " << reads << " reads, " << values
-            << " values checked, " << wrong << " wrong, " << errors << " errors"
-            << (errors ? " (first: " + first_error + ")" : "")
-            << "; primary acknowledged " << acked() << " operations, "
-            << MediumFilesOnDisk(db_path).size()
-            << " medium files at the end\n";
-  EXPECT_EQ(wrong, 0u);
-  EXPECT_EQ(errors, 0u) << first_error;
-  EXPECT_GT(values, 1000u);
 }
 
 }  // namespace

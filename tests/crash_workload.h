@@ -3,11 +3,13 @@
 // The deterministic workload of the crash test (crash_test.cc), shared by the
 // child that runs it (crash_child.cc) and the parent that checks what survived
 // a SIGKILL: operation i is a pure function of (seed, i), so the parent can
-// rebuild the expected state of any prefix of operations.
+// rebuild the expected state of any prefix of operations. The secondary test
+// (secondary_test.cc) follows the same child.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <string>
@@ -109,6 +111,32 @@ inline Options MakeOptions(int merge_level) {
   options.blob_file_size = 256 << 10;
   options.max_background_jobs = 2;
   return options;
+}
+
+// True when an operation below or at `max_op` wrote `value` for `key`. A value
+// names its operation ("op<i>:..."), unless it is cut shorter than that
+// prefix (small values may be 8 bytes): then every operation whose number
+// starts with the digits kept is a candidate.
+inline bool WrittenBy(uint64_t seed, const std::string& key,
+                      const std::string& value, uint64_t max_op) {
+  const size_t colon = value.find(':');
+  const std::string digits = value.substr(
+      2, colon == std::string::npos ? std::string::npos : colon - 2);
+  const uint64_t stem = std::strtoull(digits.c_str(), nullptr, 10);
+  std::vector<uint64_t> candidates = {stem};
+  if (colon == std::string::npos) {  // cut: the number may be longer
+    for (uint64_t scale = 10; stem * scale <= max_op; scale *= 10) {
+      for (uint64_t r = 0; r < scale; ++r)
+        candidates.push_back(stem * scale + r);
+    }
+  }
+  for (uint64_t op : candidates) {
+    if (op > max_op) continue;
+    for (const auto& e : MakeOp(seed, op).entries) {
+      if (e.first == key && e.second == value) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace crash

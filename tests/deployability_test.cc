@@ -46,20 +46,6 @@ std::string ValueOf(const std::string& key) {
 
 std::string BaseKey(int i) { return "base" + std::to_string(100000 + i); }
 
-// Small buffers and levels, so a few thousand keys make several levels:
-// pointers above the merge level (the deepest), inline values in it.
-Options SmallLsmOptions() {
-  Options options;
-  options.create_if_missing = true;
-  EXPECT_OK(ConfigureOptions(&options));
-  options.write_buffer_size = 128 << 10;
-  options.target_file_size_base = 128 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.max_bytes_for_level_multiplier = 4;
-  options.level0_file_num_compaction_trigger = 2;
-  return options;
-}
-
 void LoadBase(DB* db, int n) {
   for (int i = 0; i < n; ++i) {
     ASSERT_OK(db->Put(WriteOptions(), BaseKey(i), ValueOf(BaseKey(i))));
@@ -164,7 +150,7 @@ constexpr int kBase = 4000;
 
 TEST(DeployabilityTest, CheckpointOfHandleWhileWritingReadsEveryValue) {
   test::ScratchDir dir("ckpt");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   auto db = OpenHandle(options, dir.Sub("db"));
   LoadBase(db.get(), kBase);
   uint64_t pointers = 0;
@@ -187,7 +173,7 @@ TEST(DeployabilityTest, CheckpointOfHandleWhileWritingReadsEveryValue) {
 
 TEST(DeployabilityTest, CheckpointOfRawDbFailsAtFirstOpenNamingTheFix) {
   test::ScratchDir dir("rawckpt");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   auto db = OpenRaw(options, dir.Sub("db"));
   LoadBase(db.get(), kBase);
   ASSERT_OK(MakeCheckpoint(db.get(), dir.Sub("ckpt")));
@@ -198,7 +184,7 @@ TEST(DeployabilityTest, CheckpointOfRawDbFailsAtFirstOpenNamingTheFix) {
 
 TEST(DeployabilityTest, HandleAndHybridCheckpointListTheSameFiles) {
   test::ScratchDir dir("list");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   auto db = OpenHandle(options, dir.Sub("db"));
   LoadBase(db.get(), 2000);
@@ -248,7 +234,7 @@ bool IsMediumAlias(const std::string& name, const std::set<uint64_t>& numbers) {
 
 TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
   test::ScratchDir dir("backup");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   auto db = OpenHandle(options, dir.Sub("db"));
   LoadBase(db.get(), kBase);
   auto engine = OpenBackupEngine(dir.Sub("backups"));
@@ -329,7 +315,7 @@ TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
 struct DbWithBackups {
   explicit DbWithBackups(const std::string& name)
       : dir(name),
-        options(SmallLsmOptions()),
+        options(test::SmallLsmOptions()),
         db(OpenRaw(options, dir.Sub("db"))),
         engine(OpenBackupEngine(dir.Sub("backups"))) {
     LoadBase(db.get(), kBase);
@@ -396,7 +382,7 @@ TEST(DeployabilityTest, IncompleteBackupIsRefusedBeforeRestoring) {
 
 TEST(DeployabilityTest, RocksDBDestroyDBLeavesNothingThatBreaksANewDb) {
   test::ScratchDir dir("destroy");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   {
     auto db = OpenRaw(options, dir.Sub("db"));
     LoadBase(db.get(), 2000);
@@ -430,7 +416,7 @@ std::map<std::string, std::pair<off_t, time_t>> Listing(
 
 TEST(DeployabilityTest, ReadOnlyOpenChangesNoFile) {
   test::ScratchDir dir("readonly");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   // Several L0 files: RocksDB 9.10 opens a DB whose files are all in one
   // level read-only as CompactedDBImpl, whose Get misses BlobDB values
   // (facebook/rocksdb#12503, stock RocksDB).
@@ -469,7 +455,7 @@ TEST(DeployabilityTest, ReadOnlyOpenChangesNoFile) {
 
 TEST(DeployabilityTest, HandleAnswersHybridKVProperties) {
   test::ScratchDir dir("props");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   auto db = OpenHandle(options, dir.Sub("db"));
   LoadBase(db.get(), 2000);
@@ -518,7 +504,7 @@ uint64_t CountedBytes(const std::string& dir) {
 
 TEST(DeployabilityTest, SstFileManagerCountsMediumFiles) {
   test::ScratchDir dir("sfm");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   std::shared_ptr<SstFileManager> sfm(NewSstFileManager(Env::Default()));
   options.sst_file_manager = sfm;
@@ -536,7 +522,7 @@ TEST(DeployabilityTest, SstFileManagerCountsMediumFiles) {
 // way as SSTs.
 TEST(DeployabilityTest, SstFileManagerRateLimitsMediumFileDeletion) {
   test::ScratchDir dir("sfm-rate");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   std::shared_ptr<SstFileManager> sfm(NewSstFileManager(
       Env::Default(), nullptr, "", /*rate_bytes_per_sec=*/1,
@@ -555,7 +541,7 @@ TEST(DeployabilityTest, SstFileManagerRateLimitsMediumFileDeletion) {
 
 TEST(DeployabilityTest, DropColumnFamilyDeletesItsMediumFiles) {
   test::ScratchDir dir("dropcf");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   auto db = OpenRaw(options, dir.Sub("db"));
   ColumnFamilyHandle* cf = nullptr;
@@ -578,7 +564,7 @@ TEST(DeployabilityTest, DropColumnFamilyDeletesItsMediumFiles) {
 
 TEST(DeployabilityTest, DeleteFilesInRangeFreesTheMediumFilesOfDroppedSsts) {
   test::ScratchDir dir("delrange");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   options.level_compaction_dynamic_level_bytes = false;
   options.num_levels = 4;
@@ -610,7 +596,7 @@ TEST(DeployabilityTest, DeleteFilesInRangeFreesTheMediumFilesOfDroppedSsts) {
 
 TEST(DeployabilityTest, TransactionDbsCheckpointThroughTheHandle) {
   test::ScratchDir dir("txn");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   {
     StackableDB* handle = nullptr;
     ASSERT_OK(hybridkv::Open(options, dir.Sub("pessimistic"), &handle));
@@ -651,7 +637,7 @@ namespace {
 
 TEST(DeployabilityTest, ConvertToStockDBLeavesADbStockRocksDBReads) {
   test::ScratchDir dir("convert");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   {
     auto db = OpenRaw(options, dir.Sub("db"));
     LoadBase(db.get(), kBase);
@@ -681,7 +667,7 @@ TEST(DeployabilityTest, ConvertToStockDBLeavesADbStockRocksDBReads) {
 // open, saying why and what to use instead.
 TEST(DeployabilityTest, FollowerIsRefusedAtOpenSayingWhy) {
   test::ScratchDir dir("follower");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.enable_blob_files = false;  // as stock BlobDB, which fails anyway
   auto leader = OpenRaw(options, dir.Sub("leader"));
   LoadBase(leader.get(), 2000);
@@ -702,7 +688,7 @@ TEST(DeployabilityTest, FollowerIsRefusedAtOpenSayingWhy) {
 // the target DB.
 TEST(DeployabilityTest, ImportAndIngestOfPointerFilesAreRefused) {
   test::ScratchDir dir("import");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   auto source = OpenRaw(options, dir.Sub("source"));
   LoadBase(source.get(), 2000);
@@ -771,7 +757,7 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
   const int seconds =
       long_mode ? (seconds_env != nullptr ? std::atoi(seconds_env) : 600) : 5;
   test::ScratchDir dir("secondary");
-  Options options = SmallLsmOptions();
+  Options options = test::SmallLsmOptions();
   // RocksDB's BlobDB does not support secondaries (facebook/rocksdb#13296;
   // 9.10's secondary crashes in BlobSource::GetBlob): the large class off.
   options.enable_blob_files = false;

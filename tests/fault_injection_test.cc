@@ -60,25 +60,12 @@ std::string Value(uint64_t i, uint64_t version) {
 }
 
 Options BaseOptions(Env* env) {
-  Options options;
-  options.create_if_missing = true;
-  EXPECT_OK(ConfigureOptions(&options));
+  Options options = test::SmallLsmOptions(128 << 10, 64 << 10);
+  options.max_bytes_for_level_multiplier = 10;  // RocksDB's default
   options.env = env;
   options.num_levels = 4;
-  options.write_buffer_size = 128 << 10;
-  options.target_file_size_base = 64 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.level0_file_num_compaction_trigger = 2;
   options.max_background_jobs = 2;
   return options;
-}
-
-std::set<uint64_t> MediumFiles(const std::string& dir) {
-  std::set<uint64_t> out;
-  for (const auto& name : test::FilesWithSuffix(dir, ".medium")) {
-    out.insert(std::strtoull(name.c_str(), nullptr, 10));
-  }
-  return out;
 }
 
 std::set<uint64_t> Referenced(DB* db) {
@@ -103,7 +90,7 @@ void ExpectMediumFilesReconciled(DB* db, const std::string& dir) {
   std::set<uint64_t> referenced, on_disk;
   for (int tries = 0; tries < 100; ++tries) {
     referenced = Referenced(db);
-    on_disk = MediumFiles(dir);
+    on_disk = test::MediumFileNumbers(dir);
     if (referenced == on_disk) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

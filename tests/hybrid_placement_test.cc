@@ -64,20 +64,13 @@ struct Config {
 };
 
 Options MakeOptions(const Config& c = {"default", ClassifyBy::kSize, -2}) {
-  Options options;
-  options.create_if_missing = true;
   HybridOptions hybrid;
   hybrid.table.classify_by = c.classify_by;
   hybrid.table.merge_level = c.merge_level;
-  EXPECT_OK(ConfigureOptions(&options, hybrid));
   // A small LSM with several populated levels: L0 and the upper levels hold
   // pointers.
+  Options options = test::SmallLsmOptions(256 << 10, 128 << 10, hybrid);
   options.num_levels = 5;
-  options.write_buffer_size = 256 << 10;
-  options.target_file_size_base = 128 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.max_bytes_for_level_multiplier = 4;
-  options.level0_file_num_compaction_trigger = 2;
   return options;
 }
 

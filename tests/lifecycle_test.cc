@@ -229,15 +229,7 @@ uint64_t PointersAtOrBelow(DB* db, int min_level) {
 // defaults (dynamic), so L0 files move straight into the last level while the
 // DB is small.
 Options SmallLevelsOptions() {
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 64 << 10;
-  options.target_file_size_base = 64 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.max_bytes_for_level_multiplier = 4;
-  options.level0_file_num_compaction_trigger = 2;
-  EXPECT_OK(ConfigureOptions(&options));
-  return options;
+  return test::SmallLsmOptions(64 << 10, 64 << 10);
 }
 
 // Sequential keys never overlap, so RocksDB trivially moves every SST, and
@@ -283,25 +275,14 @@ TEST(LifecycleTest, SequentialLoadReadsBackAndCompactsInline) {
 // zipfian overwrites the dead records are scattered, one here and there among
 // live neighbours, so few whole blocks die before their key range merges
 // (measured: settled 0.65 dead with punching, 0.73 without).
-class NoPunchFs : public FileSystemWrapper {
- public:
-  NoPunchFs() : FileSystemWrapper(FileSystem::Default()) {}
-  const char* Name() const override { return "HybridKVTestNoPunchFs"; }
-};
-
 TEST(LifecycleTest, SkewedOverwritesFreeDeadRecordsInPlace) {
   for (bool punch : {false, true}) {
     test::ScratchDir dir("skewed");
     std::unique_ptr<Env> no_punch_env =
-        NewCompositeEnv(std::make_shared<NoPunchFs>());
-    Options options;
-    options.create_if_missing = true;
+        NewCompositeEnv(std::make_shared<test::PlainWrapperFs>());
+    Options options = SmallLevelsOptions();
+    options.level0_file_num_compaction_trigger = 4;  // RocksDB's default
     options.env = punch ? Env::Default() : no_punch_env.get();
-    options.write_buffer_size = 64 << 10;
-    options.target_file_size_base = 64 << 10;
-    options.max_bytes_for_level_base = 256 << 10;
-    options.max_bytes_for_level_multiplier = 4;
-    ASSERT_OK(ConfigureOptions(&options));
     auto db = Open(options, dir.path());
     const int kKeys = 60000;  // enough for levels above the merge level
     for (int i = 0; i < kKeys; ++i) {

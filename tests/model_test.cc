@@ -71,11 +71,7 @@ std::ostream& operator<<(std::ostream& os, const ModelConfig& c) {
   return os << c.name;
 }
 
-uint64_t EnvU64(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? std::strtoull(v, nullptr, 10)
-                                      : fallback;
-}
+using test::EnvU64;
 
 // Every key of the model has 11 bytes, so that classify_by=ratio (key/(key +
 // value) > 0.2 small, <= 0.02 large) sorts values of < 44 bytes as small and

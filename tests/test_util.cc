@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,12 +10,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 
 #include "db/dbformat.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/compaction_filter/wrappers.h"
+#include "plugin/hybridkv/plugin/hybridkv_listener.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
+#include "rocksdb/convenience.h"
 #include "rocksdb/file_system.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/slice_transform.h"
+#include "rocksdb/table.h"
 
 // RocksDB reads with io_uring only in applications that opt in by defining
 // this (db_bench and db_bench_ext do). The tests opt in too, so that
@@ -126,6 +137,103 @@ std::vector<std::string> FilesWithSuffix(const std::string& dir,
     }
   }
   return out;
+}
+
+std::set<uint64_t> MediumFileNumbers(const std::string& dir) {
+  std::set<uint64_t> out;
+  for (const auto& name : FilesWithSuffix(dir, ".medium")) {
+    out.insert(std::strtoull(name.c_str(), nullptr, 10));
+  }
+  return out;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f),
+                     std::istreambuf_iterator<char>());
+}
+
+void WriteWholeFile(const std::string& path, const std::string& data) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+uint64_t AllocatedBytes(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? uint64_t(st.st_blocks) * 512 : 0;
+}
+
+uint64_t EnvU64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? std::strtoull(v, nullptr, 10)
+                                      : fallback;
+}
+
+Options SmallLsmOptions(size_t write_buffer_size,
+                        uint64_t target_file_size_base,
+                        const HybridOptions& hybrid) {
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = write_buffer_size;
+  options.target_file_size_base = target_file_size_base;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.max_bytes_for_level_multiplier = 4;
+  options.level0_file_num_compaction_trigger = 2;
+  EXPECT_OK(ConfigureOptions(&options, hybrid));
+  return options;
+}
+
+Options StockOrHybridOptions(Arm arm) {
+  BlockBasedTableOptions bbto;
+  bbto.block_size = 1024;  // many blocks, so seeks cross block boundaries
+  bbto.filter_policy.reset(NewBloomFilterPolicy(10));
+  bbto.whole_key_filtering = true;
+  std::shared_ptr<TableFactory> bbt(NewBlockBasedTableFactory(bbto));
+  Options options;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  options.table_factory = arm == Arm::kStock ? bbt : NewHybridTableFactory(bbt);
+  options.write_buffer_size =
+      64 << 10;  // small memtables: several SSTs per scenario
+  options.level0_file_num_compaction_trigger = 3;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.prefix_extractor.reset(NewFixedPrefixTransform(4));
+  ConfigOptions config;
+  EXPECT_OK(MergeOperator::CreateFromString(config, "stringappend",
+                                            &options.merge_operator));
+  if (arm == Arm::kHybrid) {  // HybridTable's required companions
+    options.sst_partitioner_factory =
+        std::make_shared<HybridKVPartitionerFactory>();
+    options.listeners.push_back(std::make_shared<HybridKVListener>());
+    options.merge_operator =
+        std::make_shared<HybridKVMergeOperator>(options.merge_operator);
+  }
+  return options;
+}
+
+std::string GroupedKey(int i) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "k%03d-%06d", i % 97,
+           i);  // prefix "k%03d" groups keys
+  return buf;
+}
+
+std::string VersionedValue(int i, int version) {
+  return "v" + std::to_string(version) + "-" +
+         std::string(20 + (i * 7) % 200, 'a' + i % 26);
+}
+
+std::vector<MediumRecordHandle> MediumFileFixture::Write(
+    const std::string& path, int n) {
+  std::unique_ptr<MediumFileWriter> w;
+  EXPECT_OK(MediumFileWriter::Create(fs_, path, FileOptions(), &w));
+  std::vector<MediumRecordHandle> handles(n);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_OK(w->Add(Key(i), Value(i), &handles[i]));
+  }
+  EXPECT_OK(w->Finish());
+  return handles;
 }
 
 RawSstScan ScanSstRaw(const std::string& sst_path) {

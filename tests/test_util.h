@@ -7,10 +7,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/db.h"
+#include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -56,6 +62,77 @@ std::vector<std::string> FilesAt(DB* db, int level);
 // Names of the files in `dir` that end with `suffix`.
 std::vector<std::string> FilesWithSuffix(const std::string& dir,
                                          const std::string& suffix);
+
+// The numbers of the .medium files in `dir`.
+std::set<uint64_t> MediumFileNumbers(const std::string& dir);
+
+// The whole content of the file at `path` ("" if it cannot be read).
+std::string ReadWholeFile(const std::string& path);
+
+// Replaces the file at `path` with `data`.
+void WriteWholeFile(const std::string& path, const std::string& data);
+
+// The bytes the file system allocated to the file at `path` (its size minus
+// its holes, in whole blocks); 0 if it cannot stat it.
+uint64_t AllocatedBytes(const std::string& path);
+
+// The value of environment variable `name` as a number, or `fallback` when it
+// is unset or empty.
+uint64_t EnvU64(const char* name, uint64_t fallback);
+
+// A FileSystem wrapper that changes nothing. HybridKV never punches holes
+// beneath a wrapper, which may remap offsets: under it, medium files are kept
+// whole.
+class PlainWrapperFs : public FileSystemWrapper {
+ public:
+  PlainWrapperFs() : FileSystemWrapper(FileSystem::Default()) {}
+  static const char* kClassName() { return "HybridKVTestWrapperFs"; }
+  const char* Name() const override { return kClassName(); }
+};
+
+// A small LSM, so that a few thousand keys make several levels: pointers above
+// the merge level, inline values in it. Memtables of `write_buffer_size`, SSTs
+// of `target_file_size_base`, 256 KiB in L1 and 4 times more in each level
+// below, compactions from 2 L0 files; then ConfigureOptions(`hybrid`). Tests
+// set whatever else they need (num_levels, env, ...) on the result.
+Options SmallLsmOptions(size_t write_buffer_size = 128 << 10,
+                        uint64_t target_file_size_base = 128 << 10,
+                        const HybridOptions& hybrid = HybridOptions());
+
+// --- Stock RocksDB against HybridTable (differential_test.cc,
+// migration_test.cc)
+
+// The two arms: stock BlockBasedTable, and HybridTable wrapping the same
+// BlockBasedTable.
+enum class Arm { kStock, kHybrid };
+
+// Options identical in both arms but for the table factory and HybridTable's
+// companions: small memtables (several SSTs per scenario), 1 KiB blocks, bloom
+// filters, a 4-byte prefix extractor, stringappend merges.
+Options StockOrHybridOptions(Arm arm);
+
+// "k<i % 97>-<i>": the prefix "k%03d" groups keys.
+std::string GroupedKey(int i);
+
+// "v<version>-" and then 20 to 219 times one letter, both picked by i.
+std::string VersionedValue(int i, int version);
+
+// --- Medium files (medium_file_test.cc, medium_readahead_test.cc)
+
+// A scratch directory and helpers that write medium files of numbered records.
+class MediumFileFixture : public testing::Test {
+ protected:
+  ScratchDir dir_{"medium"};
+  std::shared_ptr<FileSystem> fs_ = FileSystem::Default();
+
+  // Writes records 0 to n - 1 to a new medium file at `path` and returns
+  // their handles.
+  std::vector<MediumRecordHandle> Write(const std::string& path, int n);
+  static std::string Key(int i) { return "key" + std::to_string(100000 + i); }
+  static std::string Value(int i) {
+    return std::string(100 + i % 300, 'a' + i % 26);
+  }
+};
 
 inline testing::AssertionResult AssertStatusOk(const char* expr,
                                                const Status& s) {

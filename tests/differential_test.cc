@@ -7,6 +7,7 @@
 // both arms (i.e. in the test) still fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,55 +16,17 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "plugin/hybridkv/compaction_filter/wrappers.h"
-#include "plugin/hybridkv/plugin/hybridkv_listener.h"
-#include "plugin/hybridkv/table/hybridkv_partitioner.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
-#include "rocksdb/filter_policy.h"
-#include "rocksdb/merge_operator.h"
-#include "rocksdb/slice_transform.h"
-#include "rocksdb/table.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-enum class Arm { kStock, kHybrid };
-
-std::shared_ptr<TableFactory> MakeTableFactory(Arm arm) {
-  BlockBasedTableOptions bbto;
-  bbto.block_size = 1024;  // many blocks, so seeks cross block boundaries
-  bbto.filter_policy.reset(NewBloomFilterPolicy(10));
-  bbto.whole_key_filtering = true;
-  std::shared_ptr<TableFactory> bbt(NewBlockBasedTableFactory(bbto));
-  return arm == Arm::kStock ? bbt : NewHybridTableFactory(bbt);
-}
-
-Options MakeOptions(Arm arm) {
-  Options options;
-  options.create_if_missing = true;
-  options.create_missing_column_families = true;
-  options.table_factory = MakeTableFactory(arm);
-  options.write_buffer_size =
-      64 << 10;  // small memtables: several SSTs per scenario
-  options.level0_file_num_compaction_trigger = 3;
-  options.max_bytes_for_level_base = 256 << 10;
-  options.target_file_size_base = 64 << 10;
-  options.prefix_extractor.reset(NewFixedPrefixTransform(4));
-  ConfigOptions config;
-  EXPECT_OK(MergeOperator::CreateFromString(config, "stringappend",
-                                            &options.merge_operator));
-  if (arm == Arm::kHybrid) {  // HybridTable's required companions
-    options.sst_partitioner_factory =
-        std::make_shared<HybridKVPartitionerFactory>();
-    options.listeners.push_back(std::make_shared<HybridKVListener>());
-    options.merge_operator =
-        std::make_shared<HybridKVMergeOperator>(options.merge_operator);
-  }
-  return options;
-}
+using test::Arm;
+using test::GroupedKey;
+using test::StockOrHybridOptions;
+using test::VersionedValue;
 
 // A transcript of every read a scenario makes; compared across arms.
 class Transcript {
@@ -91,7 +54,7 @@ class DifferentialTest : public testing::Test {
     std::vector<std::string> transcripts[2];
     for (Arm arm : {Arm::kStock, Arm::kHybrid}) {
       test::ScratchDir dir(name + (arm == Arm::kStock ? "-stock" : "-hybrid"));
-      Options options = MakeOptions(arm);
+      Options options = StockOrHybridOptions(arm);
       if (tweak) tweak(&options);
       DB* raw = nullptr;
       EXPECT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
@@ -121,18 +84,6 @@ class DifferentialTest : public testing::Test {
   }
 };
 
-std::string Key(int i) {
-  char buf[32];
-  snprintf(buf, sizeof(buf), "k%03d-%06d", i % 97,
-           i);  // prefix "k%03d" groups keys
-  return buf;
-}
-
-std::string Value(int i, int version) {
-  return "v" + std::to_string(version) + "-" +
-         std::string(20 + (i * 7) % 200, 'a' + i % 26);
-}
-
 void Get(DB* db, const std::string& key, Transcript* t,
          const Snapshot* snap = nullptr) {
   ReadOptions ro;
@@ -147,7 +98,8 @@ void Get(DB* db, const std::string& key, Transcript* t,
 void LoadLayers(DB* db, int n) {
   for (int round = 0; round < 3; ++round) {
     for (int i = round; i < n; i += 3) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, round)));
+      ASSERT_OK(
+          db->Put(WriteOptions(), GroupedKey(i), VersionedValue(i, round)));
     }
     if (round == 0) {
       ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
@@ -161,12 +113,12 @@ TEST_F(DifferentialTest, PutGetDeleteSingleDeleteDeleteRangeMerge) {
   auto lines = RunBoth("ops", [](DB* db, Transcript* t) {
     LoadLayers(db, 3000);
     WriteOptions wo;
-    for (int i = 0; i < 3000; i += 11) ASSERT_OK(db->Delete(wo, Key(i)));
+    for (int i = 0; i < 3000; i += 11) ASSERT_OK(db->Delete(wo, GroupedKey(i)));
     ASSERT_OK(db->Put(wo, "sd-key", "once"));
     ASSERT_OK(db->Flush(FlushOptions()));
     ASSERT_OK(db->SingleDelete(wo, "sd-key"));
-    ASSERT_OK(
-        db->DeleteRange(wo, db->DefaultColumnFamily(), Key(500), Key(900)));
+    ASSERT_OK(db->DeleteRange(wo, db->DefaultColumnFamily(), GroupedKey(500),
+                              GroupedKey(900)));
     ASSERT_OK(db->Flush(FlushOptions()));
     for (int i = 0; i < 50; ++i) {
       ASSERT_OK(db->Merge(wo, "merge-key", "m" + std::to_string(i)));
@@ -174,11 +126,11 @@ TEST_F(DifferentialTest, PutGetDeleteSingleDeleteDeleteRangeMerge) {
         ASSERT_OK(db->Flush(FlushOptions()));
       }
     }
-    for (int i = 0; i < 3000; i += 7) Get(db, Key(i), t);
+    for (int i = 0; i < 3000; i += 7) Get(db, GroupedKey(i), t);
     Get(db, "sd-key", t);
     Get(db, "merge-key", t);
     ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
-    for (int i = 0; i < 3000; i += 7) Get(db, Key(i), t);
+    for (int i = 0; i < 3000; i += 7) Get(db, GroupedKey(i), t);
     Get(db, "sd-key", t);
     Get(db, "merge-key", t);
   });
@@ -186,10 +138,10 @@ TEST_F(DifferentialTest, PutGetDeleteSingleDeleteDeleteRangeMerge) {
   auto has = [&](const std::string& line) {
     return std::find(lines.begin(), lines.end(), line) != lines.end();
   };
-  EXPECT_TRUE(has("get " + Key(0) + " -> NotFound: "));  // deleted
-  EXPECT_TRUE(has("get " + Key(7) + " -> OK " + Value(7, 1)));
-  EXPECT_TRUE(
-      has("get " + Key(504) + " -> NotFound: "));  // inside the deleted range
+  EXPECT_TRUE(has("get " + GroupedKey(0) + " -> NotFound: "));  // deleted
+  EXPECT_TRUE(has("get " + GroupedKey(7) + " -> OK " + VersionedValue(7, 1)));
+  EXPECT_TRUE(has("get " + GroupedKey(504) +
+                  " -> NotFound: "));  // inside the deleted range
   EXPECT_TRUE(has("get sd-key -> NotFound: "));
   std::string merged = "m0";
   for (int i = 1; i < 50; ++i) merged += ",m" + std::to_string(i);
@@ -216,21 +168,21 @@ TEST_F(DifferentialTest, IteratorsForwardReverseBoundsPrefix) {
   auto lines = RunBoth("iter", [](DB* db, Transcript* t) {
     LoadLayers(db, 4000);
     ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(),
-                              Key(40), Key(60)));
+                              GroupedKey(40), GroupedKey(60)));
     ReadOptions plain;
     ScanWith(db, t, plain, "fwd", "", false);
     ScanWith(db, t, plain, "rev", "", true);
-    ScanWith(db, t, plain, "fwd-seek", Key(1234), false);
-    ScanWith(db, t, plain, "rev-seek", Key(1234), true);
+    ScanWith(db, t, plain, "fwd-seek", GroupedKey(1234), false);
+    ScanWith(db, t, plain, "rev-seek", GroupedKey(1234), true);
 
-    std::string lower = Key(2000), upper = Key(2600);
+    std::string lower = GroupedKey(2000), upper = GroupedKey(2600);
     Slice lo(lower), up(upper);
     ReadOptions bounded;
     bounded.iterate_lower_bound = &lo;
     bounded.iterate_upper_bound = &up;
     ScanWith(db, t, bounded, "bounded-fwd", "", false);
     ScanWith(db, t, bounded, "bounded-rev", "", true);
-    ScanWith(db, t, bounded, "bounded-seek", Key(100), false);
+    ScanWith(db, t, bounded, "bounded-seek", GroupedKey(100), false);
 
     ReadOptions prefix;
     prefix.prefix_same_as_start = true;
@@ -256,17 +208,17 @@ TEST_F(DifferentialTest, SnapshotsMultiGetVerifyChecksum) {
     LoadLayers(db, 2000);
     const Snapshot* snap = db->GetSnapshot();
     for (int i = 0; i < 2000; i += 5)
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 9)));
+      ASSERT_OK(db->Put(WriteOptions(), GroupedKey(i), VersionedValue(i, 9)));
     for (int i = 1; i < 2000; i += 5)
-      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+      ASSERT_OK(db->Delete(WriteOptions(), GroupedKey(i)));
     ASSERT_OK(db->Flush(FlushOptions()));
     ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
     for (int i = 0; i < 40; ++i) {
-      Get(db, Key(i), t, snap);
-      Get(db, Key(i), t);
+      Get(db, GroupedKey(i), t, snap);
+      Get(db, GroupedKey(i), t);
     }
     std::vector<std::string> keys;
-    for (int i = 0; i < 2000; i += 13) keys.push_back(Key(i));
+    for (int i = 0; i < 2000; i += 13) keys.push_back(GroupedKey(i));
     keys.push_back("missing");
     std::vector<Slice> slices(keys.begin(), keys.end());
     for (const Snapshot* s : {snap, static_cast<const Snapshot*>(nullptr)}) {
@@ -290,10 +242,11 @@ TEST_F(DifferentialTest, SnapshotsMultiGetVerifyChecksum) {
   auto has = [&](const std::string& line) {
     return std::find(lines.begin(), lines.end(), line) != lines.end();
   };
+  EXPECT_TRUE(has("get " + GroupedKey(1) + " -> OK " +
+                  VersionedValue(1, 1)));  // at the snapshot
   EXPECT_TRUE(
-      has("get " + Key(1) + " -> OK " + Value(1, 1)));   // at the snapshot
-  EXPECT_TRUE(has("get " + Key(1) + " -> NotFound: "));  // after the delete
-  EXPECT_TRUE(has("get " + Key(5) + " -> OK " + Value(5, 9)));
+      has("get " + GroupedKey(1) + " -> NotFound: "));  // after the delete
+  EXPECT_TRUE(has("get " + GroupedKey(5) + " -> OK " + VersionedValue(5, 9)));
   EXPECT_TRUE(has("verify-checksum OK"));
 }
 
@@ -301,7 +254,7 @@ TEST_F(DifferentialTest, FlushCompactRangeReopen) {
   for (Arm arm : {Arm::kStock, Arm::kHybrid}) {
     SCOPED_TRACE(arm == Arm::kStock ? "stock" : "hybrid");
     test::ScratchDir dir("reopen");
-    Options options = MakeOptions(arm);
+    Options options = StockOrHybridOptions(arm);
     std::map<std::string, std::string> model;
     for (int cycle = 0; cycle < 4; ++cycle) {
       DB* raw = nullptr;
@@ -313,8 +266,8 @@ TEST_F(DifferentialTest, FlushCompactRangeReopen) {
         ASSERT_EQ(v, kv.second);
       }
       for (int i = cycle; i < 2000; i += 2) {
-        model[Key(i)] = Value(i, cycle);
-        ASSERT_OK(db->Put(WriteOptions(), Key(i), model[Key(i)]));
+        model[GroupedKey(i)] = VersionedValue(i, cycle);
+        ASSERT_OK(db->Put(WriteOptions(), GroupedKey(i), model[GroupedKey(i)]));
       }
       if (cycle % 2 == 0) {
         ASSERT_OK(db->Flush(FlushOptions()));
@@ -334,14 +287,14 @@ TEST_F(DifferentialTest, ColumnFamilies) {
   for (Arm arm : {Arm::kStock, Arm::kHybrid}) {
     SCOPED_TRACE(arm == Arm::kStock ? "stock" : "hybrid");
     test::ScratchDir dir("cf");
-    Options options = MakeOptions(arm);
+    Options options = StockOrHybridOptions(arm);
     // Each CF has its own factory; "plain" is stock BlockBasedTable next to
     // hybrid ones.
     std::vector<ColumnFamilyDescriptor> cfs = {
         {kDefaultColumnFamilyName, options},
         {"one", options},
         {"two", options},
-        {"plain", MakeOptions(Arm::kStock)}};
+        {"plain", StockOrHybridOptions(Arm::kStock)}};
     std::vector<ColumnFamilyHandle*> handles;
     std::map<std::string, std::map<std::string, std::string>> model;
     for (int cycle = 0; cycle < 2; ++cycle) {
@@ -351,9 +304,9 @@ TEST_F(DifferentialTest, ColumnFamilies) {
       std::unique_ptr<DB> db(raw);
       for (size_t c = 0; c < handles.size(); ++c) {
         for (int i = 0; i < 1500; ++i) {
-          std::string v = Value(i, static_cast<int>(c * 10 + cycle));
-          ASSERT_OK(db->Put(WriteOptions(), handles[c], Key(i), v));
-          model[cfs[c].name][Key(i)] = v;
+          std::string v = VersionedValue(i, static_cast<int>(c * 10 + cycle));
+          ASSERT_OK(db->Put(WriteOptions(), handles[c], GroupedKey(i), v));
+          model[cfs[c].name][GroupedKey(i)] = v;
         }
         ASSERT_OK(db->Flush(FlushOptions(), handles[c]));
         ASSERT_OK(db->CompactRange(CompactRangeOptions(), handles[c], nullptr,
@@ -365,79 +318,14 @@ TEST_F(DifferentialTest, ColumnFamilies) {
             model[cfs[c].name].begin(), model[cfs[c].name].end());
         ASSERT_EQ(scanned, expected) << cfs[c].name;
         std::string v;
-        ASSERT_OK(db->Get(ReadOptions(), handles[c], Key(77), &v));
-        EXPECT_EQ(v, model[cfs[c].name][Key(77)]);
+        ASSERT_OK(db->Get(ReadOptions(), handles[c], GroupedKey(77), &v));
+        EXPECT_EQ(v, model[cfs[c].name][GroupedKey(77)]);
       }
       ASSERT_OK(db->VerifyChecksum());
       for (auto* h : handles) ASSERT_OK(db->DestroyColumnFamilyHandle(h));
       handles.clear();
       ASSERT_OK(db->Close());
     }
-  }
-}
-
-// A DB written by stock RocksDB opens with HybridTable and new flushes are
-// hybrid. Stock RocksDB refuses, loudly, a DB that still holds medium pointers;
-// once a full compaction has written every medium value back inline, it reads
-// the DB again.
-TEST(MigrationTest, StockToHybridAndBack) {
-  test::ScratchDir dir("migrate");
-  using Pairs = std::vector<std::pair<std::string, std::string>>;
-  std::map<std::string, std::string> model;
-  // Without auto compactions, pointers stay in L0 until the explicit full
-  // compaction.
-  auto open = [&](Arm arm) {
-    Options options = MakeOptions(arm);
-    options.disable_auto_compactions = true;
-    DB* raw = nullptr;
-    EXPECT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-    return std::unique_ptr<DB>(raw);
-  };
-  auto write = [&](DB* db, int step) {
-    for (int i = step; i < 5000; i += 3) {
-      model[Key(i)] = Value(i, step);
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), model[Key(i)]));
-    }
-    ASSERT_OK(db->Flush(FlushOptions()));
-  };
-  {
-    auto db = open(Arm::kStock);
-    write(db.get(), 0);
-    ASSERT_OK(db->Close());
-  }
-  EXPECT_TRUE(test::FilesWithSuffix(dir.path(), ".medium").empty());
-  {
-    auto db = open(Arm::kHybrid);
-    ASSERT_EQ(test::ScanAll(db.get()), Pairs(model.begin(), model.end()));
-    write(db.get(), 1);
-    ASSERT_EQ(test::ScanAll(db.get()), Pairs(model.begin(), model.end()));
-    ASSERT_OK(db->Close());
-  }
-  EXPECT_FALSE(test::FilesWithSuffix(dir.path(), ".medium").empty());
-  {
-    auto db =
-        open(Arm::kStock);  // opening works; reading a medium key must not
-    auto scanned = test::ScanAll(db.get());
-    ASSERT_FALSE(scanned.empty());
-    EXPECT_EQ(scanned.back().first, "<iterator error>");
-    EXPECT_NE(scanned.back().second.find("blob index"), std::string::npos)
-        << scanned.back().second;
-    for (const auto& kv : scanned) {
-      if (kv.first != "<iterator error>") {
-        EXPECT_EQ(kv.second, model[kv.first]);  // never a pointer as a value
-      }
-    }
-    ASSERT_OK(db->Close());
-  }
-  {
-    auto db = open(Arm::kHybrid);
-    ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
-    ASSERT_OK(db->Close());
-  }
-  {
-    auto db = open(Arm::kStock);
-    ASSERT_EQ(test::ScanAll(db.get()), Pairs(model.begin(), model.end()));
-    ASSERT_OK(db->VerifyChecksum());
   }
 }
 
