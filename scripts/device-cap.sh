@@ -9,8 +9,9 @@
 #                               a device.tsv row per run: seconds, busy %, requests/s, MB/s
 #
 # The caps are the kernel's block throttling (cgroup v1 blkio.throttle.*, or v2 io.max), applied
-# to the whole disk: they hold for direct I/O (reads, flush and compaction in scripts/ab), not
-# for buffered writeback, which the kernel issues outside the cgroup. Utilisation comes from
+# to the whole disk: they hold for direct I/O (reads, flush and compaction in scripts/ab). Under
+# v1, buffered writeback is issued outside the cgroup and not throttled; under v2 it is where the
+# memory controller attributes it to the cgroup. Utilisation comes from
 # /proc/diskstats (io_ticks: milliseconds the disk had requests in flight).
 
 device_dev=""        # the disk's name in /proc/diskstats, e.g. vda
@@ -37,33 +38,59 @@ device_setup() {  # dir bps iops
     echo "--device: capping a disk needs root (cgroup block throttling); run as root, or use --device local" >&2
     return 1
   fi
-  local name=hybridkv-ab-$$
-  if [ -d /sys/fs/cgroup/blkio ] && [ -f /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
+  local name=hybridkv-ab-$$ how
+  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
     device_cgroup=/sys/fs/cgroup/blkio/$name
-    mkdir -p "$device_cgroup"
+    mkdir -p "$device_cgroup" || { device_fail "cannot create $device_cgroup"; return 1; }
     local f v
     for f in read_bps write_bps read_iops write_iops; do
       case $f in *bps) v=$bps ;; *) v=$iops ;; esac
       [ "$v" = 0 ] && continue
-      echo "$device_majmin $v" > "$device_cgroup/blkio.throttle.${f}_device"
+      # The kernel refuses a partition or an unknown device here: check, and read it back.
+      if ! echo "$device_majmin $v" > "$device_cgroup/blkio.throttle.${f}_device" ||
+         ! grep -qx "$device_majmin $v" "$device_cgroup/blkio.throttle.${f}_device"; then
+        device_fail "the kernel did not take blkio.throttle.${f}_device=$device_majmin $v"
+        return 1
+      fi
     done
+    how="cgroup v1 blkio.throttle, $device_cgroup; buffered writeback (the WAL) is not throttled"
   elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control
+    if ! grep -qw io /sys/fs/cgroup/cgroup.subtree_control; then
+      echo +io > /sys/fs/cgroup/cgroup.subtree_control ||
+        { device_fail "cannot enable the io controller for child cgroups"; return 1; }
+    fi
     device_cgroup=/sys/fs/cgroup/$name
-    mkdir -p "$device_cgroup"
+    mkdir -p "$device_cgroup" || { device_fail "cannot create $device_cgroup"; return 1; }
     local max="$device_majmin"
     [ "$bps" = 0 ] || max="$max rbps=$bps wbps=$bps"
     [ "$iops" = 0 ] || max="$max riops=$iops wiops=$iops"
-    echo "$max" > "$device_cgroup/io.max"
+    if ! echo "$max" > "$device_cgroup/io.max" || ! grep -q "^$device_majmin " "$device_cgroup/io.max"; then
+      device_fail "the kernel did not take io.max=$max"
+      return 1
+    fi
+    how="cgroup v2 io.max, $device_cgroup; writeback is throttled only where the memory controller attributes it to the cgroup"
   else
     echo "--device: no block I/O controller (neither cgroup v1 blkio nor v2 io) on this machine; use --device local" >&2
     return 1
   fi
-  device_caps="capped at $((bps / 1048576)) MiB/s and $iops IOPS each way (0 = none), cgroup $device_cgroup, direct I/O only"
+  device_caps="capped at $(device_rate "$bps") and $iops IOPS each way (0 = no cap), $how"
+}
+
+# "125 MiB/s" for whole MiB, bytes/s otherwise.
+device_rate() {
+  if [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 / 1048576)) MiB/s"; else echo "$1 B/s"; fi
+}
+
+device_fail() {
+  echo "--device: $1 (disk $device_dev, $device_majmin); nothing was capped" >&2
+  device_teardown
+  device_cgroup=""
 }
 
 device_teardown() {
-  [ -n "$device_cgroup" ] && [ -d "$device_cgroup" ] && rmdir "$device_cgroup" 2>/dev/null
+  if [ -n "$device_cgroup" ] && [ -d "$device_cgroup" ] && ! rmdir "$device_cgroup" 2>/dev/null; then
+    echo "--device: $device_cgroup still holds processes; remove it with rmdir once they end" >&2
+  fi
   true
 }
 
@@ -80,7 +107,7 @@ device_describe() {
 }
 
 device_tsv_header() {
-  printf 'phase\tarm\tseconds\tbusy_pct\treads_per_s\twrites_per_s\tread_mb_s\twrite_mb_s\n'
+  printf 'phase\tarm\tseconds\tbusy_pct\treads_per_s\twrites_per_s\tread_mib_s\twrite_mib_s\n'
 }
 
 # /proc/diskstats fields for the disk: reads, sectors read, writes, sectors written, io_ticks.
@@ -102,5 +129,5 @@ device_sample_end() {  # phase arm
     if (s0 == "" || s1 == "") { printf "%s\t%s\t%.1f\tn/a\tn/a\tn/a\tn/a\tn/a\n", p, a, dt; exit }
     printf "%s\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\n", p, a, dt,
       100 * (y[5] - x[5]) / (1000 * dt), (y[1] - x[1]) / dt, (y[3] - x[3]) / dt,
-      (y[2] - x[2]) * 512 / 1e6 / dt, (y[4] - x[4]) * 512 / 1e6 / dt }'
+      (y[2] - x[2]) * 512 / 1048576 / dt, (y[4] - x[4]) * 512 / 1048576 / dt }'
 }

@@ -79,7 +79,9 @@ class HybridTableBuilder : public TableBuilder {
  private:
   enum class Mode { kPassThrough, kExtract, kKeepPointers, kInline };
 
-  // What this build does with values, from why RocksDB builds the table.
+  // What this build does with values, from why RocksDB builds the table. For
+  // a compaction, also joins its CompactionScope (scope_) and notes the output
+  // level for negative merge levels.
   Mode ChooseMode(const TableBuilderOptions& tbo);
   // kInline: the reader of the medium records this build writes back inline.
   void OpenMergeReader(const TableBuilderOptions& tbo);

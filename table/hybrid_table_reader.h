@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/table/medium_values.h"
@@ -149,7 +150,7 @@ class HybridTableReader : public TableReader {
                            TableReaderCaller caller) const;
 
   std::unique_ptr<TableReader> inner_;
-  TableMediumValues values_;
+  TableMediumValues values_;  // after inner_: built from its properties
   ScanLengthHint scan_length_hint_;
 };
 

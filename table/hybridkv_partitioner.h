@@ -27,7 +27,7 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level) {
 // inline. It never splits files.
 //
 // RocksDB does not consult partitioners for moves into the last level; see
-// README.md. HybridTable's ValidateOptions sets the first vetoed level from the
+// docs/design.md, section 2. HybridTable's ValidateOptions sets the first vetoed level from the
 // column family's resolved merge level when the DB opens.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:

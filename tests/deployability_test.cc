@@ -260,7 +260,7 @@ TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
   // the other medium files are unchanged and not copied again.
   ASSERT_OK(db->SetOptions({{"disable_auto_compactions", "true"}}));
   // Flush what the writer left in the memtable, so that the 100 writes
-  // below fill one memtable and their flush makes exactly one medium file.
+  // below fit in one memtable and their flush makes exactly one medium file.
   ASSERT_OK(db->Flush(FlushOptions()));
   ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
   ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
@@ -836,7 +836,7 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
             << "; primary at version " << version.load() << "\n";
   EXPECT_EQ(wrong, 0u);
   EXPECT_GT(reads - errors, reads / 2) << "the secondary barely read";
-  EXPECT_LT(retried, catch_ups) << "no catch-up succeeded";
+  EXPECT_LE(2 * retried, catch_ups) << "most catch-ups failed";
 }
 
 }  // namespace

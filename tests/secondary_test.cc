@@ -155,7 +155,7 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(errors, 0u) << first_error;
   EXPECT_GT(values, 1000u);
-  EXPECT_LT(retried, catch_ups) << "no catch-up succeeded";
+  EXPECT_LE(2 * retried, catch_ups) << "most catch-ups failed";
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 // HybridKVListener, in plugin/.
 //
 // May depend on: blob/medium/, blob/io/, RocksDB. Not on table/ or plugin/.
+// (DbState keeps scan prefetch's blob readers, blob/blobdb/, by a forward
+// declaration and weak pointers only: it holds them, it does not use them.)
 //
 // Everything HybridKV keeps per DB, in one object per DB directory (the
 // directory of its SSTs and medium files), process-wide: the counters that
@@ -90,7 +92,7 @@ class DbState {
   std::map<std::string, SipKey> secrets;
 
   // Scan prefetch's blob readers, one per column family and DB session
-  // (blob_cache_warmer.h), under blob_warmers_mu.
+  // (blob/blobdb/blob_cache_warmer.h), under blob_warmers_mu.
   std::mutex blob_warmers_mu;
   std::map<std::string, std::weak_ptr<BlobCacheWarmer>> blob_warmers;
 

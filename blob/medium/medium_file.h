@@ -14,7 +14,7 @@
 // Medium value file format, version 2. One file, `<number>.medium`, holds the
 // medium values of one flush output, in the SST's key order; it is written
 // once and deleted when no SST points into it any more. Meanwhile record runs
-// that no SST points into may be punched out (medium_space.md): they read
+// that no SST points into may be punched out (docs/medium_space.md): they read
 // back as zeros, and nothing reads them.
 //
 // clang-format off
