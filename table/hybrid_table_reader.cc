@@ -58,12 +58,6 @@ HybridTableReader::HybridTableReader(std::unique_ptr<TableReader> inner,
 
 HybridTableReader::~HybridTableReader() = default;
 
-Status HybridTableReader::HoldMediumFiles(const std::string& sst_path) {
-  const auto props = inner_->GetTableProperties();
-  return values_.HoldMediumFiles(
-      sst_path, props != nullptr ? props->db_session_id : std::string());
-}
-
 bool HybridTableReader::ScanPrefetchApplies(const ReadOptions& read_options,
                                             TableReaderCaller caller) const {
   // Prefetching only warms caches, so it needs one it may fill, and I/O.

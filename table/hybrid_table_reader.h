@@ -114,7 +114,9 @@ class HybridTableReader : public TableReader {
   }
 
   // TableMediumValues::HoldMediumFiles, for this table.
-  Status HoldMediumFiles(const std::string& sst_path);
+  Status HoldMediumFiles(const std::string& sst_path) {
+    return values_.HoldMediumFiles(sst_path);
+  }
 
  private:
   // What Get's one-lookup probe found for a key.

@@ -8,7 +8,9 @@ namespace hybridkv {
 
 TableMediumValues::TableMediumValues(MediumReadContext context,
                                      const TableProperties* props)
-    : context_(std::move(context)) {
+    : context_(std::move(context)),
+      written_here_(props != nullptr &&
+                    props->db_session_id == context_.session_id) {
   bool known = false;
   has_medium_refs_ = props == nullptr ||
                      !GetMediumRefs(*props, &refs_, &known).ok() || !known ||
@@ -185,8 +187,7 @@ TableMediumValues::~TableMediumValues() {
   }
 }
 
-Status TableMediumValues::HoldMediumFiles(const std::string& sst_path,
-                                          const std::string& table_session_id) {
+Status TableMediumValues::HoldMediumFiles(const std::string& sst_path) {
   MediumFileCache& cache = context_.state->medium_files;
   for (const auto& [number, ref] : refs_) {
     std::shared_ptr<MediumFileReader> file;
@@ -215,8 +216,7 @@ Status TableMediumValues::HoldMediumFiles(const std::string& sst_path,
   }
   // A table this DB session wrote (a flush's or compaction's output) was not
   // deleted by another instance: no stat on the write path.
-  const bool written_here = table_session_id == context_.session_id;
-  if (!held_.empty() && !written_here &&
+  if (!held_.empty() && !written_here_ &&
       context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
     return Status::PathNotFound(
         "HybridKV: SST " + sst_path +

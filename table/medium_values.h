@@ -93,10 +93,7 @@ class TableMediumValues {
   // `sst_path` is gone once they are held: on a secondary instance, the
   // primary deleted it, and perhaps freed its medium data, since the last
   // catch-up.
-  // `table_session_id`: the DB session that wrote the table (its
-  // properties' db_session_id).
-  Status HoldMediumFiles(const std::string& sst_path,
-                         const std::string& table_session_id);
+  Status HoldMediumFiles(const std::string& sst_path);
   // The medium files this table points into, with the runs of its records.
   const MediumRefs& medium_refs() const { return refs_; }
   // False when the table's properties say it points into no medium file: its
@@ -120,6 +117,8 @@ class TableMediumValues {
 
   const MediumReadContext context_;
   bool has_medium_refs_ = false;
+  // The DB session that opens the table wrote it (its properties say so).
+  bool written_here_ = false;
   MediumRefs refs_;  // from the table properties, when known
   // The medium files of refs_, held by HoldMediumFiles; read-only after it.
   std::map<uint64_t, std::shared_ptr<MediumFileReader>> held_;

@@ -217,14 +217,6 @@ std::set<std::string> SharedFiles(const std::string& backup_dir) {
   return std::set<std::string>(children.begin(), children.end());
 }
 
-std::set<uint64_t> MediumNumbers(const std::string& db_dir) {
-  std::set<uint64_t> out;
-  for (const std::string& f : test::FilesWithSuffix(db_dir, ".medium")) {
-    out.insert(std::stoull(f));
-  }
-  return out;
-}
-
 // A backup's name for one of `numbers`' medium files:
 // shared_checksum/<number>_<crc>_<size>.blob.
 bool IsMediumAlias(const std::string& name, const std::set<uint64_t>& numbers) {
@@ -274,7 +266,7 @@ TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
   ASSERT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(),
             mediums + 1);
   ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
-  const std::set<uint64_t> medium_numbers = MediumNumbers(dir.Sub("db"));
+  const std::set<uint64_t> medium_numbers = test::MediumFileNumbers(dir.Sub("db"));
   int copied_mediums = 0;
   for (const std::string& f : SharedFiles(dir.Sub("backups"))) {
     if (before.count(f) == 0 && IsMediumAlias(f, medium_numbers)) {
@@ -359,7 +351,7 @@ TEST(DeployabilityTest, IncompleteBackupIsRefusedBeforeRestoring) {
   // An operator's clean-up removed one medium file from the backup.
   std::string removed;
   for (const std::string& f : SharedFiles(dir.Sub("backups"))) {
-    if (IsMediumAlias(f, MediumNumbers(dir.Sub("db")))) removed = f;
+    if (IsMediumAlias(f, test::MediumFileNumbers(dir.Sub("db")))) removed = f;
   }
   ASSERT_FALSE(removed.empty());
   ASSERT_OK(Env::Default()->DeleteFile(dir.Sub("backups") +

@@ -612,13 +612,6 @@ class ModelRun {
     return out;
   }
 
-  std::set<uint64_t> MediumFilesOnDisk() {
-    std::set<uint64_t> out;
-    for (const auto& name : test::FilesWithSuffix(path_, ".medium")) {
-      out.insert(std::strtoull(name.c_str(), nullptr, 10));
-    }
-    return out;
-  }
 
   void FinalCheck() {
     for (const auto& snap : snapshots_) {
@@ -657,7 +650,7 @@ class ModelRun {
     // file, and rightly delete it, between the two reads.
     Check(db_->PauseBackgroundWork(), "PauseBackgroundWork");
     auto referenced = ReferencedMediumFiles();
-    auto on_disk = MediumFilesOnDisk();
+    auto on_disk = test::MediumFileNumbers(path_);
     Check(db_->ContinueBackgroundWork(), "ContinueBackgroundWork");
     for (uint64_t m : referenced) {
       if (on_disk.count(m) == 0) {
@@ -674,7 +667,7 @@ class ModelRun {
     for (int tries = 0; tries < 100; ++tries) {
       referenced = ReferencedMediumFiles();
       orphans.clear();
-      for (uint64_t m : MediumFilesOnDisk()) {
+      for (uint64_t m : test::MediumFileNumbers(path_)) {
         if (referenced.count(m) == 0) orphans.insert(m);
       }
       if (orphans.empty()) break;
