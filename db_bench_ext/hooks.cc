@@ -508,6 +508,31 @@ void ReportStatisticsIo(Statistics* stats, uint64_t medium_read,
       Ratio(r_compact + r_sst + r_blob + medium_read, user_bytes), medium_read);
 }
 
+// Read requests per op by where they went, for read phases: SST blocks
+// (block cache misses: with direct reads, one request each), blob files, and
+// medium files; and scan prefetch's separated values read ahead and used.
+void ReportReadSources(Statistics* stats,
+                       const ROCKSDB_NAMESPACE::hybridkv::HybridStatistics& hs,
+                       uint64_t ops) {
+  const double sst = Ratio(stats->getTickerCount(BLOCK_CACHE_MISS), ops);
+  HistogramData blob_reads;
+  stats->histogramData(BLOB_DB_BLOB_FILE_READ_MICROS, &blob_reads);
+  const double blob = Ratio(blob_reads.count, ops);
+  const double medium = Ratio(hs.resolve_reads, ops);
+  const double prefetched = Ratio(hs.scan_values_prefetched, ops);
+  const double used = Ratio(hs.scan_values_used, ops);
+  std::printf(
+      "Read requests per op by source: SST blocks %.3f (block cache "
+      "misses), blob files %.3f, medium files %.3f; scan prefetch: "
+      "%.3f separated values read ahead per op, %.3f of them used\n",
+      sst, blob, medium, prefetched, used);
+  std::printf(
+      "ext_reads: sst_reads_per_op=%.3f blob_reads_per_op=%.3f "
+      "medium_reads_per_op=%.3f prefetched_per_op=%.3f "
+      "prefetch_used_per_op=%.3f\n",
+      sst, blob, medium, prefetched, used);
+}
+
 struct Cpu {
   double user = 0, sys = 0;
 };
@@ -579,13 +604,18 @@ void Report(DB* db) {
               " user bytes): read %.3f, write %.3f, total %.3f\n",
               work.bytes, amp_r, amp_w, amp_r + amp_w);
   ROCKSDB_NAMESPACE::hybridkv::HybridStatistics hs;
+  // Read phases flush nothing: --hybrid says HybridKV is on there.
   const bool hybrid =
       ROCKSDB_NAMESPACE::hybridkv::GetStatistics(db, &hs).ok() &&
-      (hs.medium_values_extracted > 0 || hs.small_values_flushed > 0);
+      (FLAGS_hybrid || hs.medium_values_extracted > 0 ||
+       hs.small_values_flushed > 0);
+  if (!hybrid) {
+    hs = ROCKSDB_NAMESPACE::hybridkv::HybridStatistics();
+  }
   if (stats != nullptr) {
-    ReportStatisticsIo(stats,
-                       hybrid ? hs.merge_bytes_read + hs.resolve_bytes_read : 0,
+    ReportStatisticsIo(stats, hs.merge_bytes_read + hs.resolve_bytes_read,
                        work.bytes);
+    ReportReadSources(stats, hs, work.ops);
   }
   uint64_t compaction_written = 0, manual_written = 0;
   Tally()->Print(&compaction_written, &manual_written);

@@ -120,16 +120,20 @@ bool HybridIterator::Resolve() {
   if (warm_medium_) {
     // Reads this value, and those the scan will want next, into the block
     // cache, where ResolvePointer below finds it.
-    prefetcher_->WantValue(inner_->key());
+    prefetcher_->WantValue(inner_->key(), /*blob=*/false);
   }
   if (readahead_ != nullptr) {
     IOOptions io;
     status_ = read_.PrepareIO(table_->context().clock, &io);
+    const uint64_t bytes_before = readahead_->bytes_read();
+    const uint64_t reads_before = readahead_->reads_issued();
     if (status_.ok()) {
       status_ = readahead_->Read(io, pointer_, MacKey(), value_.get());
     }
     if (status_.ok()) {
-      table_->RecordResolved(value_->size(), pointer_.handle.size);
+      table_->RecordResolved(value_->size(),
+                             readahead_->bytes_read() - bytes_before,
+                             readahead_->reads_issued() - reads_before);
     }
   } else {
     status_ = table_->ResolvePointer(read_, pointer_, MacKey(), value_.get());
@@ -146,7 +150,7 @@ Slice HybridIterator::value() const {
   // before it reads the blob: the prefetcher's cue.
   if (prefetcher_ != nullptr &&
       ExtractValueType(inner_->key()) == kTypeBlobIndex) {
-    prefetcher_->WantValue(inner_->key());
+    prefetcher_->WantValue(inner_->key(), /*blob=*/true);
   }
   return inner_->value();
 }

@@ -92,6 +92,7 @@ void TableMediumValues::AddMediumReads(
                      span.second - span.first, &file, &begin, &end)) {
       blocks.ReadAsync(batch, file, begin, end - begin,
                        &context_.state->counters.resolve_bytes_read);
+      context_.state->counters.resolve_reads++;
     }
   }
 }
@@ -155,16 +156,17 @@ Status TableMediumValues::ResolvePointer(const MediumReadOptions& options,
                   : s;
   }
   value->assign(v.data(), v.size());
-  RecordResolved(value->size(), bytes_read);
+  RecordResolved(value->size(), bytes_read, bytes_read > 0 ? 1 : 0);
   return Status::OK();
 }
 
 void TableMediumValues::RecordResolved(uint64_t value_bytes,
-                                       uint64_t bytes_read) {
+                                       uint64_t bytes_read, uint64_t reads) {
   DbCounters& counters = context_.state->counters;
   counters.medium_values_resolved++;
   counters.medium_bytes_resolved += value_bytes;
   counters.resolve_bytes_read += bytes_read;
+  counters.resolve_reads += reads;
 }
 
 namespace {

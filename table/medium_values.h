@@ -101,8 +101,10 @@ class TableMediumValues {
   bool has_medium_refs() const { return has_medium_refs_; }
   Status GetMediumFile(const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file);
-  // Counts a value resolved by a read.
-  void RecordResolved(uint64_t value_bytes, uint64_t bytes_read);
+  // Counts a value resolved, and the `reads` requests of `bytes_read` bytes
+  // made for it (0 when it came from a cache or an earlier read).
+  void RecordResolved(uint64_t value_bytes, uint64_t bytes_read,
+                      uint64_t reads);
 
  private:
   // The part of the span pointers[0, n) (one medium file, by offset, whose

@@ -47,6 +47,13 @@ void ScanPrefetcher::Stop() {
   if (active_) {
     hint_->Record(consumed_ + 1);  // with its last entry
   }
+  if (values_collected_ > 0) {
+    DbCounters& counters = table_->context().state->counters;
+    counters.scan_values_prefetched += values_collected_;
+    counters.scan_values_used += values_used_;
+    values_collected_ = 0;
+    values_used_ = 0;
+  }
   active_ = false;
   JoinPending(/*use=*/false);
 }
@@ -69,6 +76,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   collected_end_ = 0;
   next_step_at_ = 0;
   in_step_ = false;
+  last_used_ = SIZE_MAX;
   if (hint_->Entries() >= kEagerMinEntries) {
     // Recent scans took many entries from this table: start reading its
     // first window now, while the scan seeks the other tables.
@@ -79,7 +87,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
       lookahead_->SeekToFirst();
     }
     in_step_ = true;
-    StartWindow();
+    StartWindow(/*timed=*/false);
   }
 }
 
@@ -90,6 +98,14 @@ void ScanPrefetcher::OpenLookahead() {
         read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
         TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
         /*allow_unprepared_value=*/false));
+  }
+}
+
+void ScanPrefetcher::CountUse(bool blob) {
+  if (in_step_ && consumed_ < collected_end_ && consumed_ != last_used_ &&
+      (!blob || window_state_.with_blobs)) {
+    values_used_++;
+    last_used_ = consumed_;
   }
 }
 
@@ -125,17 +141,34 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
     next_step_at_ = SIZE_MAX;
     return;
   }
-  StartWindow();
+  StartWindow(/*timed=*/true);
   JoinPending(/*use=*/true);
 }
 
-void ScanPrefetcher::StartWindow() {
+void ScanPrefetcher::StartWindow(bool timed) {
   IOOptions io;
   if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
     exhausted_ = true;  // past the deadline: each value's own read says so
     return;
   }
   Window& w = window_state_;
+  // A blob is one request whether read ahead or by DBIter when the scan
+  // reaches it: reading it ahead gains only overlap with other reads, which
+  // a device that serves reads one at a time does not give, and costs a
+  // request for every blob past the scan's end. Medium values are read by
+  // span, several per request, so they are read ahead always.
+  w.with_blobs = table_->context().blob_warmer != nullptr &&
+                 !table_->context().state->read_speedup.SkipOverlapOnlyReads();
+  if (!w.with_blobs && table_->context().blob_warmer != nullptr) {
+    table_->context().state->counters.scan_windows_without_blobs++;
+  }
+  if (!w.with_blobs && !WantsMedium()) {
+    // Nothing left to read ahead: the lookahead would only read SST blocks
+    // past where the scan stops. Until the next seek.
+    exhausted_ = true;
+    next_step_at_ = SIZE_MAX;
+    return;
+  }
   Collect();
   const auto groups = SortAndGroup(
       &w.blobs,
@@ -158,6 +191,10 @@ void ScanPrefetcher::StartWindow() {
   }
   table_->AddMediumReads(&*w.batch, io, w.medium, spans);
   w.batch->Start();  // in flight until joined, where that is safe
+  w.timed_since_nanos =
+      timed && w.unbatched.empty() && w.batch->size() > 0
+          ? std::max<uint64_t>(table_->context().clock->NowNanos(), 1)
+          : 0;
   next_step_at_ = w.begin;
 }
 
@@ -166,7 +203,13 @@ void ScanPrefetcher::JoinPending(bool use) {
   if (!w.batch.has_value()) {
     return;
   }
+  const size_t reads = w.batch->size();
   w.batch.reset();  // waits for the reads
+  if (w.timed_since_nanos != 0) {
+    table_->context().state->read_speedup.Record(
+        reads, table_->context().clock->NowNanos() - w.timed_since_nanos);
+    w.timed_since_nanos = 0;
+  }
   if (!use) {
     return;
   }
@@ -192,7 +235,7 @@ void ScanPrefetcher::Collect() {
       read_options_.snapshot != nullptr
           ? read_options_.snapshot->GetSequenceNumber()
           : kMaxSequenceNumber;
-  const bool want_medium = table_->context().block_cache != nullptr;
+  const bool want_medium = WantsMedium();
   size_t n = 0;
   for (; n < window_ && lookahead_->Valid(); n++, lookahead_->Next()) {
     ParsedInternalKey parsed;
@@ -210,14 +253,14 @@ void ScanPrefetcher::Collect() {
       if (want_medium && PeekMediumPointer(value, &pointer)) {
         w.medium.push_back(pointer);
       }
-    } else if (table_->context().blob_warmer != nullptr &&
-               index.DecodeFrom(value).ok() && !index.IsInlined() &&
-               index.file_number() != 0) {
+    } else if (w.with_blobs && index.DecodeFrom(value).ok() &&
+               !index.IsInlined() && index.file_number() != 0) {
       // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
       w.blobs.push_back({parsed.user_key.ToString(), index.file_number(),
                          index.offset(), index.size(), index.compression()});
     }
   }
+  values_collected_ += w.blobs.size() + w.medium.size();
   w.begin = collected_end_;
   w.end = collected_end_ + n;
   collected_end_ = w.end;

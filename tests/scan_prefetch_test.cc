@@ -17,6 +17,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
@@ -73,7 +74,12 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
     DB* raw = nullptr;
     ASSERT_OK(hybridkv::OpenDB(options_, dir_.path(), &raw));
     db_.reset(raw);
+    // A device where batches do not queue, whatever the test machine's
+    // timings say (the files sit in its page cache): windows read blobs.
+    DbStateFor(dir_.path())->read_speedup.Pin(kParallel);
   }
+
+  static constexpr double kParallel = 8.0;
 
   // Scans everything forward; returns the number of entries, and the first
   // error in `status`.
@@ -126,6 +132,51 @@ TEST_P(ScanPrefetchTest, EveryBlobIsReadOnce) {
   }
 }
 
+HybridStatistics Stats(DB* db) {
+  HybridStatistics stats;
+  EXPECT_OK(GetStatistics(db, &stats));
+  return stats;
+}
+
+// A scan to the end uses every separated value its windows read ahead.
+TEST_P(ScanPrefetchTest, AFullScanUsesEveryValueReadAhead) {
+  Load(GetParam());
+  Status s;
+  ASSERT_EQ(ScanAll(&s), kKeys);
+  ASSERT_OK(s);
+  const HybridStatistics stats = Stats(db_.get());
+  const uint64_t separated = 2 * kKeys / 3;  // large and medium
+  EXPECT_EQ(stats.scan_values_prefetched, GetParam() ? separated : 0);
+  EXPECT_EQ(stats.scan_values_used, stats.scan_values_prefetched);
+}
+
+// On a device where batches queue, windows leave blobs to DBIter (but for one
+// probe window in BatchSpeedup::kProbeEvery) and still read medium values
+// ahead; the scan returns the same entries, each blob read once.
+TEST_P(ScanPrefetchTest, AThrottledDeviceLeavesBlobsToRocksDB) {
+  Load(GetParam());
+  DbStateFor(dir_.path())->read_speedup.Pin(BatchSpeedup::kMinSpeedup / 2);
+  Status s;
+  ASSERT_EQ(ScanAll(&s), kKeys);
+  ASSERT_OK(s);
+  DbStateFor(dir_.path())->read_speedup.Pin(kParallel);
+  const uint64_t large = (kKeys + 2) / 3;
+  const uint64_t medium = kKeys / 3;
+  EXPECT_EQ(Ticker(BLOB_DB_CACHE_ADD), large);
+  const HybridStatistics stats = Stats(db_.get());
+  if (GetParam()) {
+    EXPECT_GT(stats.scan_windows_without_blobs, 0u);
+    // Most blobs were DBIter's own reads; every medium value was read ahead.
+    EXPECT_GT(Ticker(BLOB_DB_CACHE_MISS), large / 2);
+    EXPECT_GE(stats.scan_values_prefetched, medium);
+    EXPECT_LT(stats.scan_values_prefetched, medium + large / 2);
+    EXPECT_EQ(stats.scan_values_used, stats.scan_values_prefetched);
+  } else {
+    EXPECT_EQ(stats.scan_windows_without_blobs, 0u);
+    EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS), large);
+  }
+}
+
 TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
   Load(GetParam());
   // Scans of one entry from many starting points: at most the first window
@@ -137,6 +188,14 @@ TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
     EXPECT_EQ(it->value().ToString(), Value(i));
   }
   EXPECT_LE(Ticker(BLOB_DB_CACHE_ADD), 2u * (kKeys / 10));
+  // Each scan used the one value it yielded where that value is separated
+  // (two keys in three).
+  const HybridStatistics stats = Stats(db_.get());
+  const uint64_t scans = kKeys / 10;
+  if (GetParam()) {
+    EXPECT_EQ(stats.scan_values_used, (2 * scans + 2) / 3);
+    EXPECT_LE(stats.scan_values_prefetched, 2 * scans);
+  }
 }
 
 // A table's first window after a seek is what recent scans took from it

@@ -2,8 +2,9 @@
 //
 // blob/io/: I/O that every reader of HybridKV shares: batches of reads in
 // flight together (this header), the pool that runs blocking reads in
-// parallel (read_pool.h), and the RocksDB version differences HybridKV's code
-// meets (rocksdb_compat.h).
+// parallel (read_pool.h), whether the device serves a batch faster than one
+// read after another (batch_speedup.h), and the RocksDB version differences
+// HybridKV's code meets (rocksdb_compat.h).
 //
 // May depend on: RocksDB (public and internal headers) only.
 #pragma once
@@ -92,6 +93,9 @@ class AsyncReadBatch {
   // Reads every request added and runs their Done.
   void Wait();
 
+  // The requests added so far.
+  size_t size() const { return added_; }
+
  private:
   struct Request {
     RandomAccessFileReader* file = nullptr;
@@ -123,6 +127,7 @@ class AsyncReadBatch {
   std::deque<Request> queued_;     // to submit
   std::deque<Request> submitted_;  // stable addresses: callbacks hold them
   std::deque<Request> blocking_;
+  size_t added_ = 0;
 };
 
 }  // namespace hybridkv

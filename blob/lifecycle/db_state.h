@@ -29,6 +29,7 @@
 #include <mutex>
 #include <string>
 
+#include "plugin/hybridkv/blob/io/batch_speedup.h"
 #include "plugin/hybridkv/blob/lifecycle/build_registry.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium/siphash.h"
@@ -55,7 +56,11 @@ namespace hybridkv {
   X(merge_reads)             \
   X(medium_values_resolved)  \
   X(medium_bytes_resolved)   \
-  X(resolve_bytes_read)
+  X(resolve_bytes_read)      \
+  X(resolve_reads)           \
+  X(scan_values_prefetched)  \
+  X(scan_values_used)        \
+  X(scan_windows_without_blobs)
 
 struct DbCounters {
 #define HYBRIDKV_DECLARE_COUNTER(name) std::atomic<uint64_t> name{0};
@@ -82,6 +87,8 @@ class DbState {
 
   DbCounters counters;
   MediumFileCache medium_files;
+  // How the device under the DB serves batches of reads (scan prefetch).
+  BatchSpeedup read_speedup;
 
   BuildRegistry& builds();
   MediumFileTracker& tracker() { return *tracker_; }

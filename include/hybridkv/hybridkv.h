@@ -150,6 +150,19 @@ struct HybridStatistics {
   uint64_t medium_values_resolved = 0;  // by Get, MultiGet and iterators
   uint64_t medium_bytes_resolved = 0;
   uint64_t resolve_bytes_read = 0;
+  uint64_t resolve_reads = 0;  // ... in this many read requests
+  // Scan prefetch: the separated values (medium and large) that scans' read
+  // windows covered, and how many of them the scans went on to yield. The
+  // difference is values read ahead past where scans stopped.
+  uint64_t scan_values_prefetched = 0;
+  uint64_t scan_values_used = 0;
+  // Windows that left BlobDB's values to RocksDB's own reads, because the
+  // device served batches of reads no faster than one read after another
+  // (read_batch_speedup below kMinSpeedup in blob/io/batch_speedup.h).
+  uint64_t scan_windows_without_blobs = 0;
+  // (time of one read) / (time per read of a batch), as scan prefetch timed
+  // them on this DB's device; 0 until timed.
+  double read_batch_speedup = 0;
   // On disk now (allocated bytes: punched ranges do not count).
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
