@@ -509,8 +509,8 @@ void ReportStatisticsIo(Statistics* stats, uint64_t medium_read,
 }
 
 // Read requests per op by where they went, for read phases: SST blocks
-// (block cache misses: with direct reads, one request each), blob files, and
-// medium files; and scan prefetch's separated values read ahead and used.
+// (block cache misses: with direct reads, about one request each), blob files,
+// and medium files; and scan prefetch's separated values read ahead and used.
 void ReportReadSources(Statistics* stats,
                        const ROCKSDB_NAMESPACE::hybridkv::HybridStatistics& hs,
                        uint64_t ops) {

@@ -61,9 +61,9 @@ std::string HybridStatistics::ToString() const {
            " values, %" PRIu64 " bytes resolved by reads (%" PRIu64
            " bytes read in %" PRIu64 " reads)\nscan prefetch: %" PRIu64
            " separated values read ahead, %" PRIu64 " of them used; %" PRIu64
-           " windows without blobs; batches read %.2fx faster than single "
-           "reads\nmedium: %" PRIu64 " files, %" PRIu64
-           " bytes on disk; %" PRIu64 " of %" PRIu64
+           " windows without blobs; batch speedup %.2fx (0: not timed)\n"
+           "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
+           " of %" PRIu64
            " referenced bytes live (space amplification %.2f); %" PRIu64
            " bytes freed in place (%" PRIu64 " punch failures)\nlarge: %" PRIu64
            " values left to BlobDB\n",

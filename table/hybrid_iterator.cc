@@ -120,7 +120,7 @@ bool HybridIterator::Resolve() {
   if (warm_medium_) {
     // Reads this value, and those the scan will want next, into the block
     // cache, where ResolvePointer below finds it.
-    prefetcher_->WantValue(inner_->key(), /*blob=*/false);
+    prefetcher_->WantValue(inner_->key());
   }
   if (readahead_ != nullptr) {
     IOOptions io;
@@ -150,7 +150,7 @@ Slice HybridIterator::value() const {
   // before it reads the blob: the prefetcher's cue.
   if (prefetcher_ != nullptr &&
       ExtractValueType(inner_->key()) == kTypeBlobIndex) {
-    prefetcher_->WantValue(inner_->key(), /*blob=*/true);
+    prefetcher_->WantValue(inner_->key());
   }
   return inner_->value();
 }

@@ -47,7 +47,7 @@ void ScanPrefetcher::Stop() {
   if (active_) {
     hint_->Record(consumed_ + 1);  // with its last entry
   }
-  if (values_collected_ > 0) {
+  if (values_collected_ > 0 || values_used_ > 0) {
     DbCounters& counters = table_->context().state->counters;
     counters.scan_values_prefetched += values_collected_;
     counters.scan_values_used += values_used_;
@@ -77,7 +77,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   next_step_at_ = 0;
   in_step_ = false;
   last_used_ = SIZE_MAX;
-  if (hint_->Entries() >= kEagerMinEntries) {
+  if (hint_->Entries() >= kEagerMinEntries && PlanWindow()) {
     // Recent scans took many entries from this table: start reading its
     // first window now, while the scan seeks the other tables.
     OpenLookahead();
@@ -101,9 +101,10 @@ void ScanPrefetcher::OpenLookahead() {
   }
 }
 
-void ScanPrefetcher::CountUse(bool blob) {
-  if (in_step_ && consumed_ < collected_end_ && consumed_ != last_used_ &&
-      (!blob || window_state_.with_blobs)) {
+void ScanPrefetcher::CountUse() {
+  const std::vector<size_t>& at = window_state_.collected_at;
+  if (in_step_ && consumed_ != last_used_ &&
+      std::binary_search(at.begin(), at.end(), consumed_)) {
     values_used_++;
     last_used_ = consumed_;
   }
@@ -128,6 +129,9 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
   }
   // The scan is past every window read or reading: read from where it stands.
   JoinPending(/*use=*/false);
+  if (!PlanWindow()) {
+    return;
+  }
   if (!in_step_ || consumed_ != collected_end_) {
     // It left the part read by more than one entry (or nothing was read
     // since the seek).
@@ -145,30 +149,34 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
   JoinPending(/*use=*/true);
 }
 
+bool ScanPrefetcher::PlanWindow() {
+  // A blob is one request whether read ahead or by DBIter when the scan
+  // reaches it: reading it ahead gains only overlap with other reads, which
+  // a device where batches queue does not give, and costs a request for
+  // every blob past the scan's end. Medium values are read by span, several
+  // per request, so they are read ahead always.
+  Window& w = window_state_;
+  w.with_blobs = table_->context().blob_warmer != nullptr &&
+                 !table_->context().state->read_speedup.SkipOverlapOnlyReads();
+  if (w.with_blobs || WantsMedium()) {
+    return true;
+  }
+  // Nothing to read ahead: a lookahead would only read SST blocks, some
+  // past where the scan stops. Until the next seek.
+  exhausted_ = true;
+  next_step_at_ = SIZE_MAX;
+  return false;
+}
+
 void ScanPrefetcher::StartWindow(bool timed) {
   IOOptions io;
   if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
-    exhausted_ = true;  // past the deadline: each value's own read says so
-    return;
-  }
-  Window& w = window_state_;
-  // A blob is one request whether read ahead or by DBIter when the scan
-  // reaches it: reading it ahead gains only overlap with other reads, which
-  // a device that serves reads one at a time does not give, and costs a
-  // request for every blob past the scan's end. Medium values are read by
-  // span, several per request, so they are read ahead always.
-  w.with_blobs = table_->context().blob_warmer != nullptr &&
-                 !table_->context().state->read_speedup.SkipOverlapOnlyReads();
-  if (!w.with_blobs && table_->context().blob_warmer != nullptr) {
-    table_->context().state->counters.scan_windows_without_blobs++;
-  }
-  if (!w.with_blobs && !WantsMedium()) {
-    // Nothing left to read ahead: the lookahead would only read SST blocks
-    // past where the scan stops. Until the next seek.
+    // Past the deadline: each value's own read says so.
     exhausted_ = true;
     next_step_at_ = SIZE_MAX;
     return;
   }
+  Window& w = window_state_;
   Collect();
   const auto groups = SortAndGroup(
       &w.blobs,
@@ -190,11 +198,11 @@ void ScanPrefetcher::StartWindow(bool timed) {
     }
   }
   table_->AddMediumReads(&*w.batch, io, w.medium, spans);
-  w.batch->Start();  // in flight until joined, where that is safe
   w.timed_since_nanos =
       timed && w.unbatched.empty() && w.batch->size() > 0
           ? std::max<uint64_t>(table_->context().clock->NowNanos(), 1)
           : 0;
+  w.batch->Start();  // in flight until joined, where that is safe
   next_step_at_ = w.begin;
 }
 
@@ -206,8 +214,11 @@ void ScanPrefetcher::JoinPending(bool use) {
   const size_t reads = w.batch->size();
   w.batch.reset();  // waits for the reads
   if (w.timed_since_nanos != 0) {
-    table_->context().state->read_speedup.Record(
-        reads, table_->context().clock->NowNanos() - w.timed_since_nanos);
+    const uint64_t now = table_->context().clock->NowNanos();
+    if (now > w.timed_since_nanos) {
+      table_->context().state->read_speedup.Record(reads,
+                                                   now - w.timed_since_nanos);
+    }
     w.timed_since_nanos = 0;
   }
   if (!use) {
@@ -231,6 +242,7 @@ void ScanPrefetcher::Collect() {
   Window& w = window_state_;
   w.blobs.clear();
   w.medium.clear();
+  w.collected_at.clear();
   const SequenceNumber visible =
       read_options_.snapshot != nullptr
           ? read_options_.snapshot->GetSequenceNumber()
@@ -252,15 +264,20 @@ void ScanPrefetcher::Collect() {
     if (MayBeMediumPointer(value)) {
       if (want_medium && PeekMediumPointer(value, &pointer)) {
         w.medium.push_back(pointer);
+        w.collected_at.push_back(collected_end_ + n);
       }
     } else if (w.with_blobs && index.DecodeFrom(value).ok() &&
                !index.IsInlined() && index.file_number() != 0) {
       // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
       w.blobs.push_back({parsed.user_key.ToString(), index.file_number(),
                          index.offset(), index.size(), index.compression()});
+      w.collected_at.push_back(collected_end_ + n);
     }
   }
   values_collected_ += w.blobs.size() + w.medium.size();
+  if (!w.with_blobs && table_->context().blob_warmer != nullptr) {
+    table_->context().state->counters.scan_windows_without_blobs++;
+  }
   w.begin = collected_end_;
   w.end = collected_end_ + n;
   collected_end_ = w.end;

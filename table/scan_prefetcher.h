@@ -57,7 +57,7 @@ namespace hybridkv {
 // does not give, and each blob past the scan's end costs a request. A table
 // with no medium values then reads nothing ahead. Measured at 3,000 IOPS
 // (bench/results/issue33-batch-speedup), merge level -2: Run E device reads
-// per scan 1.02x stock BlobDB's instead of 1.16x.
+// per scan 1.02x stock BlobDB's instead of 1.14x.
 //
 // A window's reads are one AsyncReadBatch. Where it can stay in flight between
 // calls (ReadFileSystemFor: RocksDB's POSIX file system, with io_uring) it is
@@ -123,11 +123,11 @@ class ScanPrefetcher {
   // The scan moved backwards or to the end.
   void Stop();
   // The scan wants the separated value of the entry at `internal_key`, where
-  // it now stands: a BlobDB value (`blob`) or a medium value.
-  void WantValue(const Slice& internal_key, bool blob) {
+  // it now stands.
+  void WantValue(const Slice& internal_key) {
     if (!active_) return;
     if (consumed_ >= next_step_at_) Step(internal_key);
-    CountUse(blob);
+    CountUse();
   }
 
  private:
@@ -142,6 +142,9 @@ class ScanPrefetcher {
     std::vector<std::pair<size_t, size_t>> unbatched;
     std::optional<AsyncReadBatch> batch;  // engaged while the reads are pending
     bool with_blobs = true;               // false: its blobs are left to DBIter
+    // The entries (counted from the seek) whose values it collected, in
+    // order.
+    std::vector<size_t> collected_at;
     // When its reads were submitted, if the scan waits for them at once (so
     // that their time is the device's): timed into BatchSpeedup. 0: untimed.
     uint64_t timed_since_nanos = 0;
@@ -166,9 +169,12 @@ class ScanPrefetcher {
     return table_->context().block_cache != nullptr &&
            table_->has_medium_refs();
   }
-  // Counts a value the scan wants that a window covered (once per entry:
-  // DBIter may ask twice).
-  void CountUse(bool blob);
+  // Counts a value the scan wants that the window collected (once per
+  // entry: DBIter may ask twice).
+  void CountUse();
+  // Decides whether the next window reads blobs; false, with the prefetcher
+  // stopped until the next seek, when it would read nothing.
+  bool PlanWindow();
 
   TableMediumValues* const table_;
   TableReader* const inner_;

@@ -177,6 +177,39 @@ TEST_P(ScanPrefetchTest, AThrottledDeviceLeavesBlobsToRocksDB) {
   }
 }
 
+// There, a table with no medium values reads nothing ahead after the first
+// window (a probe), so its lookahead reads no SST block past the scan's end.
+TEST_P(ScanPrefetchTest, AThrottledDeviceReadsNothingAheadInATableOfBlobs) {
+  options_ = MakeOptions(GetParam());
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options_, dir_.path(), &raw));
+  db_.reset(raw);
+  constexpr int kBlobs = 100;
+  const std::string large(1500, 'x');
+  for (int i = 0; i < kBlobs; i++) {
+    ASSERT_OK(db_->Put(WriteOptions(), Key(i), large));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  Reopen(GetParam());
+  DbStateFor(dir_.path())->read_speedup.Pin(BatchSpeedup::kMinSpeedup / 2);
+  std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+    ASSERT_EQ(it->value().ToString(), large);
+  }
+  ASSERT_OK(it->status());
+  it.reset();
+  DbStateFor(dir_.path())->read_speedup.Pin(kParallel);
+  EXPECT_EQ(n, kBlobs);
+  EXPECT_EQ(Ticker(BLOB_DB_CACHE_ADD), static_cast<uint64_t>(kBlobs));
+  const HybridStatistics stats = Stats(db_.get());
+  EXPECT_LE(stats.scan_values_prefetched, ScanPrefetcher::kMinWindow);
+  // No window without blobs was collected: the lookahead stopped.
+  EXPECT_EQ(stats.scan_windows_without_blobs, 0u);
+  EXPECT_EQ(stats.scan_values_used, stats.scan_values_prefetched);
+  EXPECT_GE(Ticker(BLOB_DB_CACHE_MISS), kBlobs - ScanPrefetcher::kMinWindow);
+}
+
 TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
   Load(GetParam());
   // Scans of one entry from many starting points: at most the first window

@@ -156,9 +156,9 @@ struct HybridStatistics {
   // difference is values read ahead past where scans stopped.
   uint64_t scan_values_prefetched = 0;
   uint64_t scan_values_used = 0;
-  // Windows that left BlobDB's values to RocksDB's own reads, because the
-  // device served batches of reads no faster than one read after another
-  // (read_batch_speedup below kMinSpeedup in blob/io/batch_speedup.h).
+  // Windows that left BlobDB's values to RocksDB's own reads because batches
+  // of reads queued on the device (per read, less than half as fast as
+  // single reads: blob/io/batch_speedup.h).
   uint64_t scan_windows_without_blobs = 0;
   // (time of one read) / (time per read of a batch), as scan prefetch timed
   // them on this DB's device; 0 until timed.
