@@ -129,21 +129,22 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
   }
   // The scan is past every window read or reading: read from where it stands.
   JoinPending(/*use=*/false);
+  // It left the part read by more than one entry, or nothing was read since
+  // the seek: the lookahead must move to it.
+  const bool reseek = !in_step_ || consumed_ != collected_end_;
+  if (!reseek && exhausted_) {
+    next_step_at_ = SIZE_MAX;
+    return;
+  }
   if (!PlanWindow()) {
     return;
   }
-  if (!in_step_ || consumed_ != collected_end_) {
-    // It left the part read by more than one entry (or nothing was read
-    // since the seek).
+  if (reseek) {
     OpenLookahead();
     lookahead_->Seek(internal_key);
     collected_end_ = consumed_;
     in_step_ = true;
     exhausted_ = false;
-  }
-  if (exhausted_) {
-    next_step_at_ = SIZE_MAX;
-    return;
   }
   StartWindow(/*timed=*/true);
   JoinPending(/*use=*/true);
