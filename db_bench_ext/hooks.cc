@@ -55,6 +55,11 @@ DEFINE_uint32(
     hybrid_scan_prefetch_max,
     ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().scan_prefetch_max,
     "HybridKV: the most entries a scan looks ahead in one step.");
+DEFINE_bool(hybrid_prepopulate_medium_cache,
+            ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions()
+                .prepopulate_medium_cache,
+            "HybridKV: a flush puts the medium values it writes into the "
+            "block cache.");
 DEFINE_double(
     hybrid_blob_gc_min_garbage_ratio,
     ROCKSDB_NAMESPACE::hybridkv::HybridOptions()
@@ -322,6 +327,7 @@ ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags() {
   t.merge_level = FLAGS_hybrid_merge_level;
   t.scan_prefetch = FLAGS_hybrid_scan_prefetch;
   t.scan_prefetch_max = FLAGS_hybrid_scan_prefetch_max;
+  t.prepopulate_medium_cache = FLAGS_hybrid_prepopulate_medium_cache;
   return t;
 }
 

@@ -31,11 +31,8 @@ Status TableMediumValues::GetMediumFile(
 }
 
 MediumBlockCache TableMediumValues::BlocksOf(uint64_t file_number) const {
-  return MediumBlockCache(
-      context_.block_cache.get(),
-      MediumBlockCache::FileKey(context_.db_id, context_.dirs.front(),
-                                file_number),
-      file_number);
+  return MediumBlockCache(context_.block_cache.get(), context_.db_id,
+                          context_.session_id, file_number);
 }
 
 bool TableMediumValues::UncachedSpan(const IOOptions& io,

@@ -4,18 +4,15 @@
 
 #include <algorithm>
 
-#include "util/coding.h"
-#include "util/hash.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 namespace {
 
-// A cached block keeps its file's number: the cache key is a hash, so a
-// collision is a miss, never another file's bytes.
+// The cache key names the file (see the header), so a block holds only its
+// bytes; the item helper tells medium blocks from any other entry.
 struct CachedMediumBlock {
-  uint64_t file_number;
   std::string data;  // kBlockSize bytes, fewer for a file's last block
 };
 
@@ -27,19 +24,14 @@ const Cache::CacheItemHelper kCachedMediumBlockHelper(
 
 }  // namespace
 
-uint64_t MediumBlockCache::FileKey(const std::string& db_id,
-                                   const std::string& dir, uint64_t number) {
-  const uint64_t dir_hash = Hash64(dir.data(), dir.size());
-  return Hash64(db_id.data(), db_id.size(), dir_hash ^ number);
-}
-
-// 16 bytes, as every RocksDB cache accepts.
-std::string MediumBlockCache::BlockKey(uint64_t block_index) const {
-  std::string key;
-  PutFixed64(&key, file_key_);
-  PutFixed64(&key, block_index);
-  return key;
-}
+MediumBlockCache::MediumBlockCache(Cache* cache, const std::string& db_id,
+                                   const std::string& db_session_id,
+                                   uint64_t file_number)
+    : cache_(db_session_id.empty() ? nullptr : cache),
+      file_key_(cache_ == nullptr
+                    ? OffsetableCacheKey()
+                    : OffsetableCacheKey(db_id, db_session_id,
+                                         file_number | kMediumKeyBit)) {}
 
 bool MediumBlockCache::Lookup(uint64_t offset, size_t n, std::string* scratch,
                               Slice* bytes) const {
@@ -50,17 +42,19 @@ bool MediumBlockCache::Lookup(uint64_t offset, size_t n, std::string* scratch,
   const uint64_t end = offset + n;
   for (uint64_t block = offset / kBlockSize; block * kBlockSize < end;
        block++) {
-    Cache::Handle* h = cache_->Lookup(BlockKey(block));
+    Cache::Handle* h = cache_->Lookup(BlockKey(block).AsSlice());
     if (h == nullptr) {
       return false;
     }
-    const auto* cached =
-        static_cast<const CachedMediumBlock*>(cache_->Value(h));
     const uint64_t block_begin = block * kBlockSize;
     const uint64_t from = std::max(offset, block_begin);
     const uint64_t to = std::min(end, block_begin + kBlockSize);
-    const bool covers = cached->file_number == file_number_ &&
-                        cached->data.size() >= to - block_begin;
+    const auto* cached =
+        cache_->GetCacheItemHelper(h) == &kCachedMediumBlockHelper
+            ? static_cast<const CachedMediumBlock*>(cache_->Value(h))
+            : nullptr;
+    const bool covers =
+        cached != nullptr && cached->data.size() >= to - block_begin;
     if (covers) {
       scratch->append(cached->data, from - block_begin, to - from);
     }
@@ -88,9 +82,9 @@ void MediumBlockCache::Insert(uint64_t begin, const Slice& bytes) const {
     const size_t size =
         static_cast<size_t>(std::min(kBlockSize, end - block_begin));
     auto* entry = new CachedMediumBlock{
-        file_number_, std::string(bytes.data() + (block_begin - begin), size)};
+        std::string(bytes.data() + (block_begin - begin), size)};
     if (!cache_
-             ->Insert(BlockKey(block_begin / kBlockSize), entry,
+             ->Insert(BlockKey(block_begin / kBlockSize).AsSlice(), entry,
                       &kCachedMediumBlockHelper,
                       sizeof(*entry) + entry->data.size())
              .ok()) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cache/cache_key.h"
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/advanced_cache.h"
@@ -26,23 +27,31 @@ namespace hybridkv {
 // bench/results/issue11-medium-blocks), Run C: read requests per Get 0.38 ->
 // 0.31 and throughput 25131 -> 31509 ops/s; Run B, D and A gained 11-25%.
 //
-// A cached block holds bytes as read, holes included: records that no SST
-// points to may since have been punched out, and nothing reads them.
+// A cached block holds bytes as read (or as written, see Prepopulate), holes
+// included: records that no SST points to may since have been punched out,
+// and nothing reads them.
+//
+// Cache keys are RocksDB's own (cache/cache_key.h): OffsetableCacheKey of
+// (DB id, DB session id, file number with kMediumKeyBit set), offset by block
+// index. Within one DB session a file number names one file, and session ids
+// are unique, so a key names one file's bytes, even where a number is reused
+// after a failed flush and a reopen, with a block cache shared across opens.
+// The bit keeps the keys apart from the blocks of the SST of the same number,
+// and from blob files' (RocksDB's file numbers stay below 2^62). The session is
+// the reader's, not the writer's: blocks cached by an earlier session of the
+// DB are not found after a reopen, as a pointer does not say which session
+// wrote its file.
 class MediumBlockCache {
  public:
   static constexpr uint64_t kBlockSize = 4096;
+  static constexpr uint64_t kMediumKeyBit = uint64_t{1} << 63;
 
-  // `cache` may be null (no block cache: every lookup misses and reads take
-  // only the bytes asked for). `file_key` names the file among every DB that
-  // shares the cache: see FileKey.
-  MediumBlockCache(Cache* cache, uint64_t file_key, uint64_t file_number)
-      : cache_(cache), file_key_(file_key), file_number_(file_number) {}
-
-  // A 64-bit name for medium file `number` of the DB with id `db_id` in
-  // directory `dir`. A checkpoint keeps its source's DB id but numbers new
-  // files on its own: the directory tells them apart.
-  static uint64_t FileKey(const std::string& db_id, const std::string& dir,
-                          uint64_t number);
+  // The blocks of medium file `file_number` of the DB `db_id`, as its session
+  // `db_session_id` sees them. `cache` may be null, and is not used without a
+  // session id (a table opened outside a DB, which has no unique keys): every
+  // lookup misses and reads take only the bytes asked for.
+  MediumBlockCache(Cache* cache, const std::string& db_id,
+                   const std::string& db_session_id, uint64_t file_number);
 
   // The bytes [offset, offset + n) of the file, from cached blocks, in
   // `*bytes` (pointing into `*scratch`); false when a block is missing.
@@ -56,6 +65,14 @@ class MediumBlockCache {
                 uint64_t offset, size_t n, bool fill_cache,
                 std::string* scratch, Slice* bytes, uint64_t* bytes_read) const;
 
+  // Caches `bytes`, the file's bytes from `begin` (a multiple of kBlockSize)
+  // on, as a flush writes them: every block but the last must be whole, and
+  // the last must end where the data region will (a read never caches past
+  // it).
+  void Prepopulate(uint64_t begin, const Slice& bytes) const {
+    if (cache_ != nullptr) Insert(begin, bytes);
+  }
+
   // The same read as Read's with `fill_cache`, added to `batch`: caches the
   // blocks when it completes, and adds the bytes it read to `*bytes_read`
   // (which must outlive the batch's Wait). Errors are dropped: warming only.
@@ -64,7 +81,9 @@ class MediumBlockCache {
                  size_t n, std::atomic<uint64_t>* bytes_read) const;
 
  private:
-  std::string BlockKey(uint64_t block_index) const;
+  CacheKey BlockKey(uint64_t block_index) const {
+    return file_key_.WithOffset(block_index);
+  }
   // The whole blocks that cover [offset, offset + n) of `file`, never past
   // its data region (the footer follows it).
   static void BlockSpan(const MediumFileReader& file, uint64_t offset, size_t n,
@@ -72,9 +91,8 @@ class MediumBlockCache {
   // Caches `bytes`, the blocks from `begin` on.
   void Insert(uint64_t begin, const Slice& bytes) const;
 
-  Cache* const cache_;
-  const uint64_t file_key_;
-  const uint64_t file_number_;
+  Cache* cache_;
+  OffsetableCacheKey file_key_;
 };
 
 }  // namespace hybridkv

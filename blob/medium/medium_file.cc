@@ -154,13 +154,35 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   offset_ += size;
   num_records_++;
   value_bytes_ += value.size();
-  return buffer_.size() >= kAppendSize ? FlushBuffer() : IOStatus::OK();
+  if (buffer_.size() < kAppendSize) {
+    return IOStatus::OK();
+  }
+  IOStatus s = FlushBuffer(buffer_.size());
+  SendWritten(/*last=*/false);
+  return s;
 }
 
-IOStatus MediumFileWriter::FlushBuffer() {
+IOStatus MediumFileWriter::FlushBuffer(size_t data_size) {
   IOStatus s = file_->Append(io_, buffer_);
+  if (s.ok() && written_blocks_) {
+    unsent_.append(buffer_.data(), data_size);
+  }
   buffer_.clear();
   return s;
+}
+
+void MediumFileWriter::SendWritten(bool last) {
+  if (!written_blocks_) {
+    return;
+  }
+  const size_t n =
+      last ? unsent_.size() : unsent_.size() / block_size_ * block_size_;
+  if (n == 0) {
+    return;
+  }
+  written_blocks_(unsent_begin_, Slice(unsent_.data(), n));
+  unsent_begin_ += n;
+  unsent_.erase(0, n);
 }
 
 IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
@@ -170,8 +192,9 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   char footer[MediumFileFooter::kEncodedLength];
   f.EncodeTo(footer);
   const IOOptions& io = io_;
+  const size_t data_size = buffer_.size();
   buffer_.append(footer, sizeof(footer));
-  IOStatus s = FlushBuffer();
+  IOStatus s = FlushBuffer(data_size);
   if (s.ok()) s = file_->Sync(io, sync.use_fsync);
   if (s.ok()) s = file_->Close(io);
   if (s.ok()) offset_ += sizeof(footer);
@@ -185,6 +208,7 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   if (s.ok()) {
     finished_ = true;
     file_.reset();
+    SendWritten(/*last=*/true);
   }
   return s;
 }

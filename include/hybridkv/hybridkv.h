@@ -80,6 +80,12 @@ struct HybridTableOptions {
   // of 32 and 64 read 10-20% more values that no scan yielded, for no more
   // throughput (bench/results/issue12-first-window).
   uint32_t scan_prefetch_max = 16;
+  // A flush puts the medium values it writes into the block cache, as
+  // RocksDB's prepopulate_blob_cache=kFlushOnly does for blobs: the values a
+  // flush writes are the most recently written, which reads ask for first.
+  // Needs a block cache. Blocks cached by one DB session are not found by the
+  // next (see blob/medium/medium_block_cache.h).
+  bool prepopulate_medium_cache = true;
   // Above 0, HybridKV switches the column family's
   // enable_blob_garbage_collection itself (DB::SetOptions, after each flush
   // and compaction; needs HybridKVListener): on while the blob files that
