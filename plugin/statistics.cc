@@ -37,7 +37,7 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
   s.referenced_medium_live_bytes = space.live_bytes;
   s.medium_bytes_punched = space.punched_bytes;
   s.medium_punch_failures = space.punch_failures;
-  s.read_batch_speedup = state->read_speedup.Speedup();
+  s.scan_read_ahead_gain = state->read_ahead.Gain();
   *stats = s;
   return Status::OK();
 }
@@ -61,7 +61,8 @@ std::string HybridStatistics::ToString() const {
            " values, %" PRIu64 " bytes resolved by reads (%" PRIu64
            " bytes read in %" PRIu64 " reads)\nscan prefetch: %" PRIu64
            " separated values read ahead, %" PRIu64 " of them used; %" PRIu64
-           " windows without blobs; batch speedup %.2fx (0: not timed)\n"
+           " windows without blobs; scans %.2fx as fast with blobs read ahead as "
+           "without (0: not tried)\n"
            "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
            " of %" PRIu64
            " referenced bytes live (space amplification %.2f); %" PRIu64
@@ -72,7 +73,7 @@ std::string HybridStatistics::ToString() const {
            medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
            merge_reads, medium_values_resolved, medium_bytes_resolved,
            resolve_bytes_read, resolve_reads, scan_values_prefetched,
-           scan_values_used, scan_windows_without_blobs, read_batch_speedup,
+           scan_values_used, scan_windows_without_blobs, scan_read_ahead_gain,
            live_medium_files, live_medium_bytes, referenced_medium_live_bytes,
            referenced_medium_file_bytes, medium_space_amplification(),
            medium_bytes_punched, medium_punch_failures, large_values_flushed);

@@ -46,6 +46,10 @@ ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 void ScanPrefetcher::Stop() {
   if (active_) {
     hint_->Record(consumed_ + 1);  // with its last entry
+    const uint64_t now = table_->context().clock->NowNanos();
+    if (now > seek_nanos_) {
+      trial().RecordScan(with_blobs_, consumed_ + 1, now - seek_nanos_);
+    }
   }
   if (values_collected_ > 0 || values_used_ > 0) {
     DbCounters& counters = table_->context().state->counters;
@@ -70,6 +74,8 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
     }
   }
   active_ = true;
+  with_blobs_ = trial().ReadOverlapOnly();
+  seek_nanos_ = table_->context().clock->NowNanos();
   exhausted_ = false;
   window_ = hint_->FirstWindow(kMinWindow, max_window_);
   consumed_ = 0;
@@ -87,7 +93,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
       lookahead_->SeekToFirst();
     }
     in_step_ = true;
-    StartWindow(/*timed=*/false);
+    StartWindow();
   }
 }
 
@@ -146,19 +152,18 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
     in_step_ = true;
     exhausted_ = false;
   }
-  StartWindow(/*timed=*/true);
+  StartWindow();
   JoinPending(/*use=*/true);
 }
 
 bool ScanPrefetcher::PlanWindow() {
   // A blob is one request whether read ahead or by DBIter when the scan
-  // reaches it: reading it ahead gains only overlap with other reads, which
-  // a device where batches queue does not give, and costs a request for
-  // every blob past the scan's end. Medium values are read by span, several
-  // per request, so they are read ahead always.
+  // reaches it: reading it ahead gains only overlap with other reads, and
+  // costs a request for every blob past the scan's end (ReadAheadTrial
+  // decides, at the seek). Medium values are read by span, several per
+  // request, so they are read ahead always.
   Window& w = window_state_;
-  w.with_blobs = table_->context().blob_warmer != nullptr &&
-                 !table_->context().state->read_speedup.SkipOverlapOnlyReads();
+  w.with_blobs = table_->context().blob_warmer != nullptr && with_blobs_;
   if (w.with_blobs || WantsMedium()) {
     return true;
   }
@@ -169,7 +174,7 @@ bool ScanPrefetcher::PlanWindow() {
   return false;
 }
 
-void ScanPrefetcher::StartWindow(bool timed) {
+void ScanPrefetcher::StartWindow() {
   IOOptions io;
   if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
     // Past the deadline: each value's own read says so.
@@ -199,10 +204,6 @@ void ScanPrefetcher::StartWindow(bool timed) {
     }
   }
   table_->AddMediumReads(&*w.batch, io, w.medium, spans);
-  w.timed_since_nanos =
-      timed && w.unbatched.empty() && w.batch->size() > 0
-          ? std::max<uint64_t>(table_->context().clock->NowNanos(), 1)
-          : 0;
   w.batch->Start();  // in flight until joined, where that is safe
   next_step_at_ = w.begin;
 }
@@ -212,16 +213,7 @@ void ScanPrefetcher::JoinPending(bool use) {
   if (!w.batch.has_value()) {
     return;
   }
-  const size_t reads = w.batch->size();
   w.batch.reset();  // waits for the reads
-  if (w.timed_since_nanos != 0) {
-    const uint64_t now = table_->context().clock->NowNanos();
-    if (now > w.timed_since_nanos) {
-      table_->context().state->read_speedup.Record(reads,
-                                                   now - w.timed_since_nanos);
-    }
-    w.timed_since_nanos = 0;
-  }
   if (!use) {
     return;
   }

@@ -50,14 +50,13 @@ namespace hybridkv {
 // the scan leaves it (at a seek, a backward move or its end) is waited for
 // before its buffers go.
 //
-// On a device where batches queue (BatchSpeedup, into which the windows the
-// scan waits for at once are timed: a volume held at its IOPS budget), a
-// window reads only medium values: a blob is one request whether read ahead
-// or by DBIter, so reading it ahead buys only overlap, which such a device
-// does not give, and each blob past the scan's end costs a request. A table
-// with no medium values then reads nothing ahead. Measured at 3,000 IOPS
-// (bench/results/issue33-batch-speedup), merge level -2: Run E device reads
-// per scan 1.02x stock BlobDB's instead of 1.14x.
+// Whether windows read blobs ahead is the DB's ReadAheadTrial's call, made
+// at each seek and timed back at the scan's end: a blob is one request
+// whether read ahead or by DBIter, so reading it ahead buys only overlap,
+// which a device held at its IOPS budget does not give, and each blob past
+// the scan's end costs a request there. Without blobs a window reads only
+// medium values (several per request), and a table with no medium values
+// reads nothing ahead.
 //
 // A window's reads are one AsyncReadBatch. Where it can stay in flight between
 // calls (ReadFileSystemFor: RocksDB's POSIX file system, with io_uring) it is
@@ -145,9 +144,6 @@ class ScanPrefetcher {
     // The entries (counted from the seek) whose values it collected, in
     // order.
     std::vector<size_t> collected_at;
-    // When its reads were submitted, if the scan waits for them at once (so
-    // that their time is the device's): timed into BatchSpeedup. 0: untimed.
-    uint64_t timed_since_nanos = 0;
   };
 
   void OpenLookahead();
@@ -155,8 +151,7 @@ class ScanPrefetcher {
   void Step(const Slice& internal_key);
   // Collects the window at the lookahead into window_state_ and starts its
   // reads.
-  // `timed`: the scan waits for it at once.
-  void StartWindow(bool timed);
+  void StartWindow();
   // Waits for window_state_'s pending reads; with `use`, the scan goes on
   // into it.
   void JoinPending(bool use);
@@ -175,6 +170,7 @@ class ScanPrefetcher {
   // Decides whether the next window reads blobs; false, with the prefetcher
   // stopped until the next seek, when it would read nothing.
   bool PlanWindow();
+  ReadAheadTrial& trial() { return table_->context().state->read_ahead; }
 
   TableMediumValues* const table_;
   TableReader* const inner_;
@@ -188,6 +184,10 @@ class ScanPrefetcher {
   std::unique_ptr<InternalIterator> lookahead_;
 
   bool active_ = false;     // between a seek and a backward move or the end
+  // Since the seek: whether windows read blobs (the trial's way then), and
+  // when it was.
+  bool with_blobs_ = true;
+  uint64_t seek_nanos_ = 0;
   bool exhausted_ = false;  // the lookahead reached the end of the range
   size_t window_ = 0;
   // Entries since the seek: the scan stands at `consumed_`; the lookahead,

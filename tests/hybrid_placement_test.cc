@@ -63,12 +63,10 @@ struct Config {
   int merge_level;
 };
 
-Options MakeOptions(const Config& c = {"default", ClassifyBy::kSize, -2},
-                    bool prepopulate_medium_cache = true) {
+Options MakeOptions(const Config& c = {"default", ClassifyBy::kSize, -2}) {
   HybridOptions hybrid;
   hybrid.table.classify_by = c.classify_by;
   hybrid.table.merge_level = c.merge_level;
-  hybrid.table.prepopulate_medium_cache = prepopulate_medium_cache;
   // A small LSM with several populated levels: L0 and the upper levels hold
   // pointers.
   Options options = test::SmallLsmOptions(256 << 10, 128 << 10, hybrid);
@@ -576,13 +574,10 @@ TEST(HybridPlacementTest, ReverseAndDirectionChangesOverVersions) {
 
 // A DB without auto compactions holding keys 0..99, each with `value`, in one
 // flushed SST.
-// The flush does not put its values into the block cache
-// (prepopulate_medium_cache): the tests below are about reads that fill it.
 std::unique_ptr<DB> OpenWithOneMediumSst(
     const test::ScratchDir& dir, const std::string& value,
     std::shared_ptr<Statistics> statistics = nullptr) {
-  Options options = MakeOptions({"default", ClassifyBy::kSize, -2},
-                                /*prepopulate_medium_cache=*/false);
+  Options options = MakeOptions();
   options.statistics = std::move(statistics);
   options.disable_auto_compactions = true;
   auto db = Open(options, dir.path());

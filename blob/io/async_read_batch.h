@@ -2,8 +2,8 @@
 //
 // blob/io/: I/O that every reader of HybridKV shares: batches of reads in
 // flight together (this header), the pool that runs blocking reads in
-// parallel (read_pool.h), whether the device serves a batch faster than one
-// read after another (batch_speedup.h), and the RocksDB version differences
+// parallel (read_pool.h), whether scans should read ahead what only overlap
+// pays for (read_ahead_trial.h), and the RocksDB version differences
 // HybridKV's code meets (rocksdb_compat.h).
 //
 // May depend on: RocksDB (public and internal headers) only.

@@ -29,7 +29,7 @@
 #include <mutex>
 #include <string>
 
-#include "plugin/hybridkv/blob/io/batch_speedup.h"
+#include "plugin/hybridkv/blob/io/read_ahead_trial.h"
 #include "plugin/hybridkv/blob/lifecycle/build_registry.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium/siphash.h"
@@ -87,8 +87,8 @@ class DbState {
 
   DbCounters counters;
   MediumFileCache medium_files;
-  // How the device under the DB serves batches of reads (scan prefetch).
-  BatchSpeedup read_speedup;
+  // Whether scans read blobs ahead (scan prefetch).
+  ReadAheadTrial read_ahead;
 
   BuildRegistry& builds();
   MediumFileTracker& tracker() { return *tracker_; }

@@ -81,11 +81,12 @@ struct HybridTableOptions {
   // throughput (bench/results/issue12-first-window).
   uint32_t scan_prefetch_max = 16;
   // A flush puts the medium values it writes into the block cache, as
-  // RocksDB's prepopulate_blob_cache=kFlushOnly does for blobs: the values a
-  // flush writes are the most recently written, which reads ask for first.
-  // Needs a block cache. Blocks cached by one DB session are not found by the
-  // next (see blob/medium/medium_block_cache.h).
-  bool prepopulate_medium_cache = true;
+  // RocksDB's prepopulate_blob_cache=kFlushOnly does for blobs: for workloads
+  // that read what they just wrote. Needs a block cache. Blocks cached by one
+  // DB session are not found by the next (blob/medium/medium_block_cache.h).
+  // Off, as RocksDB's is: measured on YCSB A-E at 3,000 IOPS it saved at most
+  // 0.002 medium reads per op (bench/results/issue33-prepopulate).
+  bool prepopulate_medium_cache = false;
   // Above 0, HybridKV switches the column family's
   // enable_blob_garbage_collection itself (DB::SetOptions, after each flush
   // and compaction; needs HybridKVListener): on while the blob files that
@@ -162,13 +163,12 @@ struct HybridStatistics {
   // difference is values read ahead past where scans stopped.
   uint64_t scan_values_prefetched = 0;
   uint64_t scan_values_used = 0;
-  // Windows that left BlobDB's values to RocksDB's own reads because batches
-  // of reads queued on the device (per read, less than half as fast as
-  // single reads: blob/io/batch_speedup.h).
+  // Windows that left BlobDB's values to RocksDB's own reads, because scans
+  // ran faster that way on this DB's device (blob/io/read_ahead_trial.h).
   uint64_t scan_windows_without_blobs = 0;
-  // (time of one read) / (time per read of a batch), as scan prefetch timed
-  // them on this DB's device; 0 until timed.
-  double read_batch_speedup = 0;
+  // Entries per second of scans with blobs read ahead / without, as tried
+  // on this DB; 0 until both ways were tried.
+  double scan_read_ahead_gain = 0;
   // On disk now (allocated bytes: punched ranges do not count).
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
