@@ -1,8 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 
-#include "plugin/hybridkv/blob/medium/medium_block_cache.h"
-
 #include <algorithm>
 #include <limits>
 

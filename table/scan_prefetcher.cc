@@ -162,9 +162,7 @@ bool ScanPrefetcher::PlanWindow() {
   // costs a request for every blob past the scan's end (ReadAheadTrial
   // decides, at the seek). Medium values are read by span, several per
   // request, so they are read ahead always.
-  Window& w = window_state_;
-  w.with_blobs = table_->context().blob_warmer != nullptr && with_blobs_;
-  if (w.with_blobs || WantsMedium()) {
+  if (ReadsBlobs() || WantsMedium()) {
     return true;
   }
   // Nothing to read ahead: a lookahead would only read SST blocks, some
@@ -241,6 +239,7 @@ void ScanPrefetcher::Collect() {
           ? read_options_.snapshot->GetSequenceNumber()
           : kMaxSequenceNumber;
   const bool want_medium = WantsMedium();
+  const bool with_blobs = ReadsBlobs();
   size_t n = 0;
   for (; n < window_ && lookahead_->Valid(); n++, lookahead_->Next()) {
     ParsedInternalKey parsed;
@@ -259,7 +258,7 @@ void ScanPrefetcher::Collect() {
         w.medium.push_back(pointer);
         w.collected_at.push_back(collected_end_ + n);
       }
-    } else if (w.with_blobs && index.DecodeFrom(value).ok() &&
+    } else if (with_blobs && index.DecodeFrom(value).ok() &&
                !index.IsInlined() && index.file_number() != 0) {
       // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
       w.blobs.push_back({parsed.user_key.ToString(), index.file_number(),
@@ -268,7 +267,7 @@ void ScanPrefetcher::Collect() {
     }
   }
   values_collected_ += w.blobs.size() + w.medium.size();
-  if (!w.with_blobs && table_->context().blob_warmer != nullptr) {
+  if (!with_blobs && table_->context().blob_warmer != nullptr) {
     table_->context().state->counters.scan_windows_without_blobs++;
   }
   w.begin = collected_end_;

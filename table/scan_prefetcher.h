@@ -140,7 +140,6 @@ class ScanPrefetcher {
     // Blob groups AddGroupReads refused: read by WarmGroup when joined.
     std::vector<std::pair<size_t, size_t>> unbatched;
     std::optional<AsyncReadBatch> batch;  // engaged while the reads are pending
-    bool with_blobs = true;               // false: its blobs are left to DBIter
     // The entries (counted from the seek) whose values it collected, in
     // order.
     std::vector<size_t> collected_at;
@@ -167,8 +166,12 @@ class ScanPrefetcher {
   // Counts a value the scan wants that the window collected (once per
   // entry: DBIter may ask twice).
   void CountUse();
-  // Decides whether the next window reads blobs; false, with the prefetcher
-  // stopped until the next seek, when it would read nothing.
+  // Whether windows read blobs ahead (else DBIter reads them).
+  bool ReadsBlobs() const {
+    return table_->context().blob_warmer != nullptr && with_blobs_;
+  }
+  // Whether the next window would read anything; false, with the prefetcher
+  // stopped until the next seek, when it would not.
   bool PlanWindow();
   ReadAheadTrial& trial() { return table_->context().state->read_ahead; }
 

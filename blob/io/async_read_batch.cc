@@ -95,7 +95,6 @@ void AsyncReadBatch::Finish(Request& r, IOStatus s, const Slice& result) {
 void AsyncReadBatch::Add(RandomAccessFileReader* file,
                          const FileSystem* file_system, uint64_t offset,
                          size_t n, Done done) {
-  added_++;
   // Poll can wait only for requests its own file system submitted.
   (async_ && file_system == fs_ ? queued_ : blocking_)
       .push_back(NewRequest(file, offset, n, std::move(done)));

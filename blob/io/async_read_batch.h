@@ -93,9 +93,6 @@ class AsyncReadBatch {
   // Reads every request added and runs their Done.
   void Wait();
 
-  // The requests added so far.
-  size_t size() const { return added_; }
-
  private:
   struct Request {
     RandomAccessFileReader* file = nullptr;
@@ -127,7 +124,6 @@ class AsyncReadBatch {
   std::deque<Request> queued_;     // to submit
   std::deque<Request> submitted_;  // stable addresses: callbacks hold them
   std::deque<Request> blocking_;
-  size_t added_ = 0;
 };
 
 }  // namespace hybridkv

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 

@@ -91,8 +91,8 @@ class MediumBlockCache {
   // Caches `bytes`, the blocks from `begin` on.
   void Insert(uint64_t begin, const Slice& bytes) const;
 
-  Cache* cache_;
-  OffsetableCacheKey file_key_;
+  Cache* const cache_;
+  const OffsetableCacheKey file_key_;
 };
 
 }  // namespace hybridkv

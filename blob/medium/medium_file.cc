@@ -154,35 +154,38 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   offset_ += size;
   num_records_++;
   value_bytes_ += value.size();
-  if (buffer_.size() < kAppendSize) {
-    return IOStatus::OK();
-  }
-  IOStatus s = FlushBuffer(buffer_.size());
-  SendWritten(/*last=*/false);
-  return s;
+  return buffer_.size() >= kAppendSize ? FlushBuffer(buffer_.size())
+                                       : IOStatus::OK();
 }
 
 IOStatus MediumFileWriter::FlushBuffer(size_t data_size) {
   IOStatus s = file_->Append(io_, buffer_);
   if (s.ok() && written_blocks_) {
-    unsent_.append(buffer_.data(), data_size);
+    SendWholeBlocks(Slice(buffer_.data(), data_size));
   }
   buffer_.clear();
   return s;
 }
 
-void MediumFileWriter::SendWritten(bool last) {
-  if (!written_blocks_) {
-    return;
+void MediumFileWriter::SendWholeBlocks(Slice data) {
+  if (!unsent_.empty()) {
+    // Complete the block the last append began.
+    const size_t fill = std::min(data.size(), block_size_ - unsent_.size());
+    unsent_.append(data.data(), fill);
+    data.remove_prefix(fill);
+    if (unsent_.size() < block_size_) {
+      return;
+    }
+    written_blocks_(unsent_begin_, unsent_);
+    unsent_begin_ += block_size_;
+    unsent_.clear();
   }
-  const size_t n =
-      last ? unsent_.size() : unsent_.size() / block_size_ * block_size_;
-  if (n == 0) {
-    return;
+  const size_t whole = data.size() / block_size_ * block_size_;
+  if (whole > 0) {
+    written_blocks_(unsent_begin_, Slice(data.data(), whole));
+    unsent_begin_ += whole;
   }
-  written_blocks_(unsent_begin_, Slice(unsent_.data(), n));
-  unsent_begin_ += n;
-  unsent_.erase(0, n);
+  unsent_.assign(data.data() + whole, data.size() - whole);
 }
 
 IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
@@ -208,7 +211,9 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   if (s.ok()) {
     finished_ = true;
     file_.reset();
-    SendWritten(/*last=*/true);
+    if (written_blocks_ && !unsent_.empty()) {
+      written_blocks_(unsent_begin_, unsent_);  // the last, short block
+    }
   }
   return s;
 }

@@ -140,8 +140,9 @@ class MediumFileWriter {
 
   // Passes the file's data region to `sink` as it is written, to cache it
   // (MediumBlockCache::Prepopulate): from offset 0 (the header included), in
-  // runs of whole `block_size` blocks after each append, and the rest, up to
-  // the footer, once Finish succeeds. Set before the first Add.
+  // runs of whole `block_size` blocks as appends complete them, and the last,
+  // short block, up to the footer, once Finish succeeds. Set before the first
+  // Add.
   using WrittenBlocks =
       std::function<void(uint64_t offset, const Slice& bytes)>;
   void SetWrittenBlocks(size_t block_size, WrittenBlocks sink) {
@@ -160,9 +161,9 @@ class MediumFileWriter {
   // Appends `buffer_`, of which the first `data_size` bytes are records (or
   // the header), to the file and empties it.
   IOStatus FlushBuffer(size_t data_size);
-  // Passes the whole blocks of `unsent_` (all of it when `last`) to
-  // written_blocks_.
-  void SendWritten(bool last);
+  // Passes the whole blocks `data` completes, from unsent_begin_ on, to
+  // written_blocks_, and keeps the rest in unsent_.
+  void SendWholeBlocks(Slice data);
 
   // Records wait in `buffer_` until it holds this many bytes.
   static constexpr size_t kAppendSize = 64 << 10;
@@ -178,7 +179,7 @@ class MediumFileWriter {
   bool finished_ = false;
   size_t block_size_ = 0;
   WrittenBlocks written_blocks_;  // may be empty
-  std::string unsent_;            // data written from unsent_begin_ on
+  std::string unsent_;  // the part of a block written from unsent_begin_ on
   uint64_t unsent_begin_ = 0;
 };
 
