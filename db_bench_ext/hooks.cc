@@ -400,6 +400,11 @@ struct Shape {
   int populated = 0;  // levels below L0 that hold files
   std::string line;   // "L0:2/1.5M,L6:40/120.0M"
   uint64_t max_sst = 0;
+  // The share of the SSTs' entries above the last populated level: a point
+  // read of such a key finds its newest version there. With values
+  // separated, upper levels hold more entries per byte, so RocksDB's
+  // byte-sized levels put more of them above the last one.
+  double above_last = 0;
 };
 
 Shape ReportShape(DB* db) {
@@ -407,25 +412,32 @@ Shape ReportShape(DB* db) {
   db->GetColumnFamilyMetaData(&meta);
   std::printf("LSM shape (default column family):\n");
   Shape shape;
+  uint64_t entries = 0, last_level_entries = 0;
   for (const auto& level : meta.levels) {
+    uint64_t level_entries = 0;
     for (const auto& file : level.files) {
       shape.max_sst = std::max(shape.max_sst, file.size);
+      level_entries += file.num_entries;
     }
     if (level.files.empty()) continue;
     shape.populated += level.level > 0 ? 1 : 0;
-    std::printf("  L%d: %zu files, %" PRIu64 " bytes\n", level.level,
-                level.files.size(), level.size);
+    entries += level_entries;
+    last_level_entries = level_entries;  // levels come in order
+    std::printf("  L%d: %zu files, %" PRIu64 " bytes, %" PRIu64 " entries\n",
+                level.level, level.files.size(), level.size, level_entries);
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%sL%d:%zu/%.1fM",
                   shape.line.empty() ? "" : ",", level.level,
                   level.files.size(), level.size / 1048576.0);
     shape.line += buf;
   }
+  shape.above_last =
+      entries == 0 ? 0 : 1.0 - static_cast<double>(last_level_entries) / entries;
   std::printf("  blob files: %zu, %" PRIu64 " bytes\n", meta.blob_files.size(),
               meta.blob_file_size);
   std::printf("  populated levels below L0: %d; largest SST %" PRIu64
-              " bytes\n",
-              shape.populated, shape.max_sst);
+              " bytes; entries above the last level: %.3f\n",
+              shape.populated, shape.max_sst, shape.above_last);
   return shape;
 }
 
@@ -642,7 +654,7 @@ void Report(DB* db) {
               " manual_compaction_share=%.4f"
               " max_sst_bytes=%" PRIu64
               " settled_ops_per_sec=%.0f"
-              " levels=%d shape=%s\n",
+              " levels=%d above_last=%.4f shape=%s\n",
               work.ops, work.bytes, io["read_bytes"], io["write_bytes"], amp_r,
               amp_w, disk.Data(), work.live_bytes, space_amp,
               cpu.user + cpu.sys, Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
@@ -650,7 +662,7 @@ void Report(DB* db) {
               Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
               dev_reads, dev_writes, compaction_written,
               Ratio(manual_written, compaction_written), shape.max_sst,
-              work.settled_ops_per_sec, shape.populated,
+              work.settled_ops_per_sec, shape.populated, shape.above_last,
               shape.line.empty() ? "empty" : shape.line.c_str());
   std::fflush(stdout);
 }

@@ -25,17 +25,29 @@ def number(text):
 
 
 def ratios(rows):
-    """{(phase, arm): {metric: value}} for one run; CPU and writes against blobdb-large."""
+    """{(phase, arm): {metric: value}} for one run; CPU, writes, settled throughput and device
+    reads against blobdb-large (settled against inplace too)."""
     by_key = {(r["phase"], r["arm"]): r for r in rows}
+
+    def against(r, base, column):
+        mine, theirs = number(r.get(column)), base and number(base.get(column))
+        return mine / theirs if mine and theirs else None
+
     out = {}
     for (phase, arm), r in by_key.items():
         bl = by_key.get((phase, "blobdb-large"))
-        cpu, bl_cpu = number(r["cpu_us_per_op"]), bl and number(bl["cpu_us_per_op"])
+        inpl = by_key.get((phase, "inplace"))
         out[(phase, arm)] = {
             "tput_bl": number(r["tput_vs_blobdb_large"]),
             "tput_inpl": number(r["tput_vs_inplace"]),
-            "cpu_bl": cpu / bl_cpu if cpu and bl_cpu else None,
+            "settled_bl": against(r, bl, "settled_ops_per_sec") if phase.startswith("load")
+            else None,
+            "settled_inpl": against(r, inpl, "settled_ops_per_sec")
+            if phase.startswith("load") else None,
+            "cpu_bl": against(r, bl, "cpu_us_per_op"),
             "write_bl": number(r["write_io_vs_blobdb_large"]),
+            "dev_reads_bl": against(r, bl, "dev_read_reqs_per_op")
+            if not phase.startswith("load") else None,
         }
     return out
 
@@ -62,13 +74,18 @@ def main():
     print(f"- command: `{command}`; runs: {', '.join(paths)}")
     print("- each cell: median over the runs (lowest-highest); ratios are taken within each run, "
           "then summarized\n")
-    print("| phase | arm | throughput ×bl-L | throughput ×inpl | CPU ×bl-L | write I/O ×bl-L |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("- settled: a load's operations over the load plus the wait for its compactions; "
+          "device reads: read requests per op over the whole device (/proc/diskstats)\n")
+    metrics = ("tput_bl", "tput_inpl", "settled_bl", "settled_inpl", "cpu_bl", "write_bl",
+               "dev_reads_bl")
+    print("| phase | arm | throughput ×bl-L | throughput ×inpl | settled ×bl-L | settled ×inpl "
+          "| CPU ×bl-L | write I/O ×bl-L | device reads ×bl-L |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for phase, arm in keys:
         got = [run.get((phase, arm), {}) for run in per_run]
         print(f"| {PHASES.get(phase, phase)} | {arm} | "
               + " | ".join(cell([g.get(m) for g in got])
-                           for m in ("tput_bl", "tput_inpl", "cpu_bl", "write_bl"))
+                           for m in metrics)
               + " |")
 
 
