@@ -34,7 +34,7 @@ void ReadAheadTrial::EndEpoch() {
     if (epoch_ == 1 && trial_with_ > 0 && trial_without_ > 0) {
       const double gain = trial_with_ / trial_without_;
       gain_ = gain_ == 0 ? gain : gain_ + (gain - gain_) / 4;
-      verdicts_ = (verdicts_ << 1 | (gain >= 1 ? 1 : 0)) & 7;
+      verdicts_ = (verdicts_ << 1 | (gain >= kMinGain ? 1 : 0)) & 7;
       trials_++;
     }
   }
@@ -50,11 +50,12 @@ void ReadAheadTrial::EndEpoch() {
     // the one that meets a cache warmed by the other.
     next = (epoch_ == 0) == (cycle_ % 2 == 0);
   } else {
-    // The majority of the last three trials (ties read ahead): one noisy
-    // trial does not turn it, a device that changes does within two cycles.
+    // The majority of the last three trials: one noisy trial does not turn
+    // it, a device that changes does within two cycles. Until a trial has
+    // been compared, read ahead, as the first trial epoch did.
     const uint64_t n = std::min<uint64_t>(trials_, 3);
     const int votes = __builtin_popcount(verdicts_ & ((1u << n) - 1));
-    next = 2 * static_cast<uint64_t>(votes) >= n;
+    next = n == 0 || 2 * static_cast<uint64_t>(votes) > n;
   }
   with_.store(next, std::memory_order_relaxed);
 }
