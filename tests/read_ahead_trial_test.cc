@@ -14,7 +14,7 @@ namespace {
 // `nanos_with` or `nanos_without` as the trial's way is at each scan's start;
 // returns how many of those epochs ran with read-ahead.
 int RunEpochs(ReadAheadTrial* trial, int epochs, uint64_t nanos_with,
-        uint64_t nanos_without) {
+              uint64_t nanos_without) {
   int with_epochs = 0;
   for (int e = 0; e < epochs; e++) {
     const bool with = trial->ReadOverlapOnly();
@@ -33,7 +33,7 @@ TEST(ReadAheadTrialTest, ReadsAheadUntilBothWaysWereTried) {
   ReadAheadTrial trial;
   EXPECT_TRUE(trial.ReadOverlapOnly());
   EXPECT_EQ(trial.Gain(), 0);
-  RunEpochs(&trial, 1, 1000, 1000);  // epoch 0: with
+  RunEpochs(&trial, 1, 1000, 1000);       // epoch 0: with
   EXPECT_FALSE(trial.ReadOverlapOnly());  // epoch 1 tries without
   EXPECT_EQ(trial.Gain(), 0);
   RunEpochs(&trial, 1, 1000, 1000);

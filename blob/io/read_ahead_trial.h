@@ -84,9 +84,9 @@ class ReadAheadTrial {
   // Entries per nanosecond of this cycle's trial epochs; 0: not yet run.
   double trial_with_ = 0;
   double trial_without_ = 0;
-  uint64_t trials_ = 0;     // pairs of trial epochs compared
-  unsigned verdicts_ = 0;   // of the last three, newest lowest: 1 = with won
-  double gain_ = 0;         // with/without, averaged over trials (1/4)
+  uint64_t trials_ = 0;    // pairs of trial epochs compared
+  unsigned verdicts_ = 0;  // of the last three, newest lowest: 1 = with won
+  double gain_ = 0;        // with/without, averaged over trials (1/4)
 };
 
 }  // namespace hybridkv
