@@ -46,9 +46,11 @@ ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 void ScanPrefetcher::Stop() {
   if (active_) {
     hint_->Record(consumed_ + 1);  // with its last entry
-    const uint64_t now = table_->context().clock->NowNanos();
-    if (now > seek_nanos_) {
-      trial().RecordScan(with_blobs_, consumed_ + 1, now - seek_nanos_);
+    if (CanReadBlobs()) {
+      const uint64_t now = table_->context().clock->NowNanos();
+      if (now > seek_nanos_) {
+        trial().RecordScan(with_blobs_, consumed_ + 1, now - seek_nanos_);
+      }
     }
   }
   if (values_collected_ > 0 || values_used_ > 0) {
@@ -74,8 +76,10 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
     }
   }
   active_ = true;
-  with_blobs_ = trial().ReadOverlapOnly();
-  seek_nanos_ = table_->context().clock->NowNanos();
+  if (CanReadBlobs()) {
+    with_blobs_ = trial().ReadOverlapOnly();
+    seek_nanos_ = table_->context().clock->NowNanos();
+  }
   exhausted_ = false;
   window_ = hint_->FirstWindow(kMinWindow, max_window_);
   consumed_ = 0;

@@ -166,10 +166,12 @@ class ScanPrefetcher {
   // Counts a value the scan wants that the window collected (once per
   // entry: DBIter may ask twice).
   void CountUse();
+  // Whether windows could read blobs ahead: only then is there a way for
+  // the trial to choose, and a scan to time for it (a mutex and two clock
+  // reads per table per scan).
+  bool CanReadBlobs() const { return table_->context().blob_warmer != nullptr; }
   // Whether windows read blobs ahead (else DBIter reads them).
-  bool ReadsBlobs() const {
-    return table_->context().blob_warmer != nullptr && with_blobs_;
-  }
+  bool ReadsBlobs() const { return CanReadBlobs() && with_blobs_; }
   // Whether the next window would read anything; false, with the prefetcher
   // stopped until the next seek, when it would not.
   bool PlanWindow();
@@ -186,7 +188,7 @@ class ScanPrefetcher {
   const size_t max_window_;
   std::unique_ptr<InternalIterator> lookahead_;
 
-  bool active_ = false;     // between a seek and a backward move or the end
+  bool active_ = false;  // between a seek and a backward move or the end
   // Since the seek: whether windows read blobs (the trial's way then), and
   // when it was.
   bool with_blobs_ = true;
