@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/hybrid_db.h"
 
+#include "env/composite_env_wrapper.h"
 #include "file/filename.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
@@ -93,9 +94,19 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
         "inline values follow fine), or copy the DB with a checkpoint or "
         "backup instead.");
   }
+  // The secondary reads through SecondaryFileSystem (see there why); the Env
+  // that carries it must outlive the DB, so the DB's deleter owns it.
+  std::shared_ptr<Env> env = std::make_shared<CompositeEnvWrapper>(
+      options.env, NewSecondaryFileSystem(options.env->GetFileSystem()));
+  Options with_env = options;
+  with_env.env = env.get();
   DB* db = nullptr;
-  Status s = OpenSecondaryDB(options, name, secondary_path, &db);
-  if (s.ok()) *dbptr = new HybridDB(db);
+  Status s = OpenSecondaryDB(with_env, name, secondary_path, &db);
+  if (s.ok()) {
+    *dbptr = new HybridDB(std::shared_ptr<DB>(db, [env](DB* owned) {
+      delete owned;  // before the Env it reads through
+    }));
+  }
   return s;
 }
 

@@ -790,13 +790,14 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
       }
     }
   });
-  uint64_t reads = 0, wrong = 0, errors = 0, catch_ups = 0, retried = 0;
+  uint64_t reads = 0, wrong = 0, errors = 0, catch_ups = 0;
   std::string first_error;
   std::mt19937_64 rng(11);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
-    ASSERT_OK(test::CatchUpWithPrimary(secondary.get(), &retried));
+    ASSERT_OK(secondary->TryCatchUpWithPrimary())
+        << "after " << catch_ups << " catch-ups";
     // The versions the catch-up could have seen: those done and the next one.
     const uint64_t known = version.load();
     catch_ups++;
@@ -821,14 +822,18 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
   }
   stop = true;
   writer.join();
+  // With the primary still, one catch-up brings the secondary level with it,
+  // WAL included: it kept following (plugin/secondary_file_system.h).
+  ASSERT_OK(secondary->TryCatchUpWithPrimary());
+  EXPECT_EQ(secondary->GetLatestSequenceNumber(),
+            primary->GetLatestSequenceNumber());
   std::cout << "[Secondary] " << seconds << " s: " << catch_ups
-            << " catch-ups (" << retried << " retried), " << reads << " reads, "
-            << wrong << " wrong values, " << errors << " errors"
+            << " catch-ups, " << reads << " reads, " << wrong
+            << " wrong values, " << errors << " errors"
             << (first_error.empty() ? "" : " (first: " + first_error + ")")
             << "; primary at version " << version.load() << "\n";
   EXPECT_EQ(wrong, 0u);
   EXPECT_GT(reads - errors, reads / 2) << "the secondary barely read";
-  EXPECT_LE(2 * retried, catch_ups) << "most catch-ups failed";
 }
 
 }  // namespace

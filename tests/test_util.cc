@@ -169,15 +169,6 @@ uint64_t EnvU64(const char* name, uint64_t fallback) {
                                       : fallback;
 }
 
-Status CatchUpWithPrimary(DB* secondary, uint64_t* retried) {
-  Status s = secondary->TryCatchUpWithPrimary();
-  if (s.IsPathNotFound()) {
-    (*retried)++;
-    return Status::OK();
-  }
-  return s;
-}
-
 Options SmallLsmOptions(size_t write_buffer_size,
                         uint64_t target_file_size_base,
                         const HybridOptions& hybrid) {

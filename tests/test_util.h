@@ -80,14 +80,6 @@ uint64_t AllocatedBytes(const std::string& path);
 // is unset or empty.
 uint64_t EnvU64(const char* name, uint64_t fallback);
 
-// TryCatchUpWithPrimary, for tests that follow a live primary. RocksDB 11
-// returns PathNotFound when the primary deleted a table file between the
-// secondary's read of the MANIFEST and its open of the table (9.10 turned
-// every PathNotFound of a catch-up into OK; 11.x does so only for WALs). The
-// secondary keeps serving its last Version, and the next call starts over:
-// such a result is counted in `*retried` and returned as OK.
-Status CatchUpWithPrimary(DB* secondary, uint64_t* retried);
-
 // A FileSystem wrapper that changes nothing. HybridKV never punches holes
 // beneath a wrapper, which may remap offsets: under it, medium files are kept
 // whole.

@@ -309,8 +309,12 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   std::unique_ptr<MediumFileReader> r(
       new MediumFileReader(path, std::move(file), fs.get()));
   // Before the header and footer are read: a file punched by another process
-  // before the hold fails their checks or reads as the caller expects.
-  if (CanPunchHoles(*fs)) r->hold_fd_ = HoldForReading(path);
+  // before the hold fails their checks or reads as the caller expects. Held
+  // whatever this reader's file system: the writer's may punch where this one
+  // does not (a secondary reads through SecondaryFileSystem, a wrapper, while
+  // its primary punches through RocksDB's POSIX one). Where the path names no
+  // local file, there is nothing to hold and nothing the writer can punch.
+  r->hold_fd_ = HoldForReading(path);
   char header_buf[MediumFileHeader::kEncodedLength];
   char footer_buf[MediumFileFooter::kEncodedLength];
   Slice header, footer;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
 #include "rocksdb/status.h"
 #include "rocksdb/table.h"
@@ -204,11 +205,21 @@ Status Open(const DBOptions& db_options, const std::string& name,
             std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr);
 // DB::OpenAsSecondary, returning the handle. A secondary holds the medium
 // files of the tables it has open, and the primary does not punch them, until
-// it catches up (docs/deployability.md). Refused (NotSupported) when a column
+// it catches up (docs/deployability.md). It reads through
+// NewSecondaryFileSystem(options.env's), so a catch-up that meets a table the
+// primary deleted skips that Version. Refused (NotSupported) when a column
 // family has the large class on (enable_blob_files): RocksDB's BlobDB does not
 // support secondaries (facebook/rocksdb#13296).
 Status OpenAsSecondary(const Options& options, const std::string& name,
                        const std::string& secondary_path, StackableDB** dbptr);
+// The file system OpenAsSecondary reads the primary's files through, for
+// secondaries opened with RocksDB's own DB::OpenAsSecondary (with or without
+// HybridKV): wrap the Env's file system with it (NewCompositeEnv). A table
+// file the primary deleted during a catch-up then makes the catch-up skip that
+// point in time, instead of failing it and, on RocksDB 11.x, every catch-up
+// after it (docs/deployability.md).
+std::shared_ptr<FileSystem> NewSecondaryFileSystem(
+    const std::shared_ptr<FileSystem>& base);
 // A handle over `db`, opened otherwise (read-only, a TransactionDB, an
 // OptimisticTransactionDB): `db` stays the caller's and must outlive it. A
 // TransactionDB can also sit on top of the handle of Open
