@@ -6,6 +6,7 @@
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/live_files.h"
 
@@ -94,15 +95,19 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
         "inline values follow fine), or copy the DB with a checkpoint or "
         "backup instead.");
   }
-  // The secondary reads through SecondaryFileSystem (see there why); the Env
-  // that carries it must outlive the DB, so the DB's deleter owns it.
-  std::shared_ptr<Env> env = std::make_shared<CompositeEnvWrapper>(
-      options.env, NewSecondaryFileSystem(options.env->GetFileSystem()));
+  // The secondary reads through SecondaryFileSystem (see there why), enabled
+  // once it is open; the Env that carries it must outlive the DB, so the DB's
+  // deleter owns it.
+  Env* base_env = options.env != nullptr ? options.env : Env::Default();
+  auto fs = std::make_shared<SecondaryFileSystem>(base_env->GetFileSystem());
+  std::shared_ptr<Env> env =
+      std::make_shared<CompositeEnvWrapper>(base_env, fs);
   Options with_env = options;
   with_env.env = env.get();
   DB* db = nullptr;
   Status s = OpenSecondaryDB(with_env, name, secondary_path, &db);
   if (s.ok()) {
+    fs->Enable();
     *dbptr = new HybridDB(std::shared_ptr<DB>(db, [env](DB* owned) {
       delete owned;  // before the Env it reads through
     }));

@@ -8,6 +8,7 @@
 #include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
@@ -348,8 +349,11 @@ Status HybridTableFactory::NewTableReader(
     return s;
   }
   const ImmutableOptions& io = table_reader_options.ioptions;
+  // A secondary's file system reports vanished tables differently for
+  // RocksDB's sake; HybridKV's own reads and punches use the one beneath.
+  const std::shared_ptr<FileSystem>& fs = UnwrapSecondary(io.fs);
   MediumReadContext context;
-  context.fs = io.fs;
+  context.fs = fs;
   context.dirs = MediumFileDirs(dir, io);
   context.file_options = FileOptions(table_reader_options.env_options);
   context.user_comparator =
@@ -362,7 +366,7 @@ Status HybridTableFactory::NewTableReader(
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
   }
-  state->builds().SetFileSystem(io.fs, io.sst_file_manager);
+  state->builds().SetFileSystem(fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (options_.scan_prefetch) {

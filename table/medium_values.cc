@@ -218,12 +218,13 @@ Status TableMediumValues::HoldMediumFiles(const std::string& sst_path) {
   if (!held_.empty() && !written_here_ &&
       context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
     // Corruption, as SecondaryFileSystem reports an SST gone at its open: a
-    // catch-up skips the point in time (plugin/secondary_file_system.h).
+    // catch-up keeps its previous Version (blob/lifecycle/
+    // secondary_file_system.h).
     return Status::Corruption(
         "HybridKV: SST " + sst_path +
-        " was deleted while its table was being opened (on a secondary "
-        "instance: by the primary, since the MANIFEST named it; the catch-up "
-        "skips that Version, catch up again for a later one)");
+        " was deleted by another instance while its table was being opened "
+        "(on a secondary, by the primary since the MANIFEST named it: the "
+        "catch-up keeps its previous Version; catch up again for a later one)");
   }
   return Status::OK();
 }

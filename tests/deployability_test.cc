@@ -822,11 +822,19 @@ TEST(DeployabilityTest, SecondaryFollowingThePrimaryNeverReadsAWrongValue) {
   }
   stop = true;
   writer.join();
-  // With the primary still, one catch-up brings the secondary level with it,
-  // WAL included: it kept following (plugin/secondary_file_system.h).
+  // With the primary still (its flushes and compactions done, one write in
+  // its WAL only), one catch-up brings the secondary level with it: it kept
+  // following (blob/lifecycle/secondary_file_system.h).
+  WaitForCompactOptions settled;
+  settled.flush = true;
+  ASSERT_OK(primary->WaitForCompact(settled));
+  ASSERT_OK(primary->Put(WriteOptions(), "last", "written"));
   ASSERT_OK(secondary->TryCatchUpWithPrimary());
   EXPECT_EQ(secondary->GetLatestSequenceNumber(),
             primary->GetLatestSequenceNumber());
+  std::string last;
+  EXPECT_OK(secondary->Get(ReadOptions(), "last", &last));
+  EXPECT_EQ(last, "written");
   std::cout << "[Secondary] " << seconds << " s: " << catch_ups
             << " catch-ups, " << reads << " reads, " << wrong
             << " wrong values, " << errors << " errors"

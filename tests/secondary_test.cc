@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 
 #include "crash_workload.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
@@ -94,10 +96,11 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   std::unique_ptr<StackableDB> secondary(raw);
   std::mt19937_64 rng(seed);
   uint64_t catch_ups = 0, reads = 0, values = 0, errors = 0, wrong = 0;
-  // The secondary's sequence number halfway through and at the end: it must
-  // keep following the primary (a catch-up that fails once could stop it for
-  // good, plugin/secondary_file_system.h).
-  SequenceNumber halfway_sequence = 0;
+  // It must keep following the primary (a catch-up that fails once could
+  // stop it for good, blob/lifecycle/secondary_file_system.h): some value it
+  // reads in the second half was written by an operation acknowledged after
+  // halfway.
+  uint64_t acked_at_halfway = 0, newest_op_read = 0;
   const auto halfway = std::chrono::steady_clock::now() +
                        std::chrono::milliseconds(seconds * 500);
   std::string first_error;
@@ -108,8 +111,8 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
     ASSERT_OK(secondary->TryCatchUpWithPrimary())
         << "after " << catch_ups << " catch-ups";
     catch_ups++;
-    if (halfway_sequence == 0 && std::chrono::steady_clock::now() >= halfway) {
-      halfway_sequence = secondary->GetLatestSequenceNumber();
+    if (acked_at_halfway == 0 && std::chrono::steady_clock::now() >= halfway) {
+      acked_at_halfway = acked();
     }
     if (long_mode && std::chrono::steady_clock::now() >= next_report) {
       std::cout << "[SecondaryTest] " << catch_ups << " catch-ups, " << values
@@ -123,9 +126,14 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
       values++;
       const std::string key = key_slice.ToString();
       const std::string value = value_slice.ToString();
-      if (!WrittenBy(seed, key, value, max_op) && wrong++ == 0) {
-        ADD_FAILURE() << key << " read a value no acknowledged operation "
-                      << "wrote: " << value.substr(0, 30);
+      if (!WrittenBy(seed, key, value, max_op)) {
+        if (wrong++ == 0) {
+          ADD_FAILURE() << key << " read a value no acknowledged operation "
+                        << "wrote: " << value.substr(0, 30);
+        }
+      } else if (value.find(':') != std::string::npos) {  // "op<n>:..."
+        newest_op_read = std::max<uint64_t>(
+            newest_op_read, std::strtoull(value.c_str() + 2, nullptr, 10));
       }
     };
     // Catch-ups far apart: the secondary's Version lags the primary's, which
@@ -156,11 +164,11 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   int wstatus = 0;
   ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
   EXPECT_TRUE(WIFSIGNALED(wstatus)) << "the primary ended on its own";
-  const SequenceNumber last_sequence = secondary->GetLatestSequenceNumber();
   std::cout << "[SecondaryTest] " << seconds << " s: " << catch_ups
-            << " catch-ups, sequence " << halfway_sequence << " halfway and "
-            << last_sequence << " at the end, " << reads << " reads, " << values
-            << " values checked, " << wrong << " wrong, " << errors << " errors"
+            << " catch-ups, newest operation read " << newest_op_read << " ("
+            << acked_at_halfway << " acknowledged halfway), " << reads
+            << " reads, " << values << " values checked, " << wrong
+            << " wrong, " << errors << " errors"
             << (errors ? " (first: " + first_error + ")" : "")
             << "; primary acknowledged " << acked() << " operations, "
             << test::MediumFileNumbers(db_path).size()
@@ -168,8 +176,8 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   EXPECT_EQ(wrong, 0u);
   EXPECT_EQ(errors, 0u) << first_error;
   EXPECT_GT(values, 1000u);
-  EXPECT_GT(halfway_sequence, 0u);
-  EXPECT_GT(last_sequence, halfway_sequence)
+  EXPECT_GT(acked_at_halfway, 0u);
+  EXPECT_GT(newest_op_read, acked_at_halfway)
       << "the secondary stopped following the primary";
 }
 
@@ -198,14 +206,55 @@ class VanishingTableFs : public FileSystemWrapper {
   std::atomic<int> failed_{0};
 };
 
-// What a follower that meets a vanished table does next, through `open`
-// (OpenAsSecondary's or RocksDB's own): the catch-up that meets it, then one
-// after the primary wrote more (flushed and in its WAL). Returns a line that
-// says what each catch-up returned and what the secondary then read.
+// SecondaryFileSystem reports a table file that is not there as Corruption,
+// once enabled, and nothing else; HybridKV's own file accesses see the file
+// system beneath it, which can punch holes.
+TEST(SecondaryFileSystemTest, ReportsOnlyVanishedTablesOnceEnabled) {
+  test::ScratchDir dir("secondary-fs");
+  auto fs = std::make_shared<SecondaryFileSystem>(FileSystem::Default());
+  std::unique_ptr<FSRandomAccessFile> file;
+  auto open = [&](const std::string& name) {
+    return fs->NewRandomAccessFile(dir.Sub(name), FileOptions(), &file,
+                                   nullptr);
+  };
+  EXPECT_TRUE(open("000007.sst").IsPathNotFound()) << "not yet enabled";
+  fs->Enable();
+  EXPECT_TRUE(open("000007.sst").IsCorruption());
+  EXPECT_TRUE(open("000007.log").IsPathNotFound());
+  EXPECT_TRUE(open("7.medium").IsPathNotFound());
+  // RocksDB looks for the LevelDB name of a table it cannot find.
+  ASSERT_OK(WriteStringToFile(Env::Default(), "x", dir.Sub("000008.ldb")));
+  EXPECT_TRUE(open("000008.sst").IsPathNotFound());
+  ASSERT_OK(WriteStringToFile(Env::Default(), "x", dir.Sub("000009.sst")));
+  EXPECT_OK(open("000009.sst"));
+  const std::shared_ptr<FileSystem> as_fs = fs;
+  EXPECT_EQ(UnwrapSecondary(as_fs), FileSystem::Default());
+  EXPECT_EQ(UnwrapSecondary(FileSystem::Default()), FileSystem::Default());
+}
+
+// What a follower did after meeting a vanished table.
+struct Followed {
+  Status first;            // the catch-up that met it
+  Status second;           // the next, after the primary wrote more
+  std::string k1, k2, k3;  // k1 after the first; k2 and k3 after the second
+  SequenceNumber lag = 0;  // sequence numbers behind the primary, at the end
+
+  std::string Describe() const {
+    return "catch-up meeting the vanished table: " + first.ToString() +
+           "; next catch-up: " + second.ToString() + "; then read k1 " +
+           (k1.empty() ? "missing" : "found") + ", k2 " +
+           (k2.empty() ? "missing" : "found") + ", k3 " +
+           (k3.empty() ? "missing" : "found") + "; " + std::to_string(lag) +
+           " sequence numbers behind the primary";
+  }
+};
+
+// A primary writes k1 (flushed), a secondary opens through `open`
+// (OpenAsSecondary's or RocksDB's own), the primary writes k2 (flushed), and
+// the secondary's next catch-up fails to open k2's table once; the primary
+// then writes k3 (in its WAL only) and the secondary catches up again.
 template <typename OpenFn>
-std::string FollowPastAVanishedTable(const std::string& name, OpenFn open,
-                                     std::string* k3_read,
-                                     SequenceNumber* lag) {
+Followed FollowPastAVanishedTable(const std::string& name, OpenFn open) {
   test::ScratchDir dir(name);
   Options options = test::SmallLsmOptions();
   options.enable_blob_files = false;
@@ -225,58 +274,53 @@ std::string FollowPastAVanishedTable(const std::string& name, OpenFn open,
   secondary_options.verify_sst_unique_id_in_manifest = false;
   std::unique_ptr<DB> secondary =
       open(secondary_options, dir.Sub("db"), dir.Sub("secondary"));
-  if (secondary == nullptr) return "open failed";
+  Followed f;
+  if (secondary == nullptr) return f;
   EXPECT_OK(primary->Put(WriteOptions(), "k2", medium + "2"));
   EXPECT_OK(primary->Flush(FlushOptions()));
   fs->FailNextTableOpen();
-  const Status first = secondary->TryCatchUpWithPrimary();
+  f.first = secondary->TryCatchUpWithPrimary();
   EXPECT_EQ(fs->failed(), 1) << "no table open failed: nothing was tested";
+  secondary->Get(ReadOptions(), "k1", &f.k1).PermitUncheckedError();
   EXPECT_OK(primary->Put(WriteOptions(), "k3", medium + "3"));
-  const Status second = secondary->TryCatchUpWithPrimary();
-  const Status read = secondary->Get(ReadOptions(), "k3", k3_read);
-  *lag =
+  f.second = secondary->TryCatchUpWithPrimary();
+  secondary->Get(ReadOptions(), "k2", &f.k2).PermitUncheckedError();
+  secondary->Get(ReadOptions(), "k3", &f.k3).PermitUncheckedError();
+  f.lag =
       primary->GetLatestSequenceNumber() - secondary->GetLatestSequenceNumber();
   secondary.reset();  // before the Env it reads through
-  return "catch-up meeting the vanished table: " + first.ToString() +
-         "; next catch-up: " + second.ToString() +
-         "; Get(k3): " + read.ToString() +
-         "; sequence numbers behind the primary: " + std::to_string(*lag);
+  return f;
 }
 
-// A catch-up that meets a table the primary deleted skips that point in time,
-// and the secondary keeps following (plugin/secondary_file_system.h). RocksDB's
-// own secondary, on the same file system, is reported for comparison: on 11.x
-// every later catch-up fails with the first one's error; on 9.10 they return
-// OK but replay no WAL again.
+// A catch-up that meets a table the primary deleted keeps the secondary's
+// Version, and the next one moves on (blob/lifecycle/secondary_file_system.h).
+// RocksDB's own secondary on the same file system is printed for comparison
+// (on 11.8.1 both catch-ups fail with the first one's error).
 TEST(SecondaryTest, CatchUpSkipsATableDeletedBeforeItsOpenAndKeepsFollowing) {
-  std::string k3;
-  SequenceNumber lag = 0;
-  const std::string hybrid = FollowPastAVanishedTable(
-      "vanish-hybrid",
-      [](const Options& options, const std::string& db,
-         const std::string& secondary_path) {
+  const Followed hybrid = FollowPastAVanishedTable(
+      "vanish-hybrid", [](const Options& options, const std::string& db,
+                          const std::string& secondary_path) {
         StackableDB* raw = nullptr;
         EXPECT_OK(hybridkv::OpenAsSecondary(options, db, secondary_path, &raw));
         return std::unique_ptr<DB>(raw);
-      },
-      &k3, &lag);
-  std::cout << "[hybridkv::OpenAsSecondary] " << hybrid << "\n";
-  EXPECT_EQ(hybrid.find("rror"), std::string::npos) << hybrid;
-  EXPECT_EQ(k3, std::string(200, 'm') + "3");
-  EXPECT_EQ(lag, 0u);
+      });
+  std::cout << "[hybridkv::OpenAsSecondary] " << hybrid.Describe() << "\n";
+  EXPECT_OK(hybrid.first);
+  EXPECT_OK(hybrid.second);
+  const std::string medium(200, 'm');
+  EXPECT_EQ(hybrid.k1, medium + "1");
+  EXPECT_EQ(hybrid.k2, medium + "2");
+  EXPECT_EQ(hybrid.k3, medium + "3");
+  EXPECT_EQ(hybrid.lag, 0u);
 
-  std::string stock_k3;
-  SequenceNumber stock_lag = 0;
-  const std::string stock = FollowPastAVanishedTable(
-      "vanish-stock",
-      [](const Options& options, const std::string& db,
-         const std::string& secondary_path) {
+  const Followed stock = FollowPastAVanishedTable(
+      "vanish-stock", [](const Options& options, const std::string& db,
+                         const std::string& secondary_path) {
         DB* raw = nullptr;
         EXPECT_OK(hybridkv::OpenSecondaryDB(options, db, secondary_path, &raw));
         return std::unique_ptr<DB>(raw);
-      },
-      &stock_k3, &stock_lag);
-  std::cout << "[DB::OpenAsSecondary] " << stock << "\n";
+      });
+  std::cout << "[DB::OpenAsSecondary] " << stock.Describe() << "\n";
 }
 
 }  // namespace

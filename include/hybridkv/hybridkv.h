@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "rocksdb/db.h"
-#include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
 #include "rocksdb/status.h"
 #include "rocksdb/table.h"
@@ -205,21 +204,14 @@ Status Open(const DBOptions& db_options, const std::string& name,
             std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr);
 // DB::OpenAsSecondary, returning the handle. A secondary holds the medium
 // files of the tables it has open, and the primary does not punch them, until
-// it catches up (docs/deployability.md). It reads through
-// NewSecondaryFileSystem(options.env's), so a catch-up that meets a table the
-// primary deleted skips that Version. Refused (NotSupported) when a column
+// it catches up (docs/deployability.md). A catch-up that meets a table the
+// primary deleted meanwhile keeps the secondary's Version, and the next one
+// moves on (RocksDB's own secondary stops following there on 11.x, and on
+// 9.10 no longer installs new Versions). Refused (NotSupported) when a column
 // family has the large class on (enable_blob_files): RocksDB's BlobDB does not
 // support secondaries (facebook/rocksdb#13296).
 Status OpenAsSecondary(const Options& options, const std::string& name,
                        const std::string& secondary_path, StackableDB** dbptr);
-// The file system OpenAsSecondary reads the primary's files through, for
-// secondaries opened with RocksDB's own DB::OpenAsSecondary (with or without
-// HybridKV): wrap the Env's file system with it (NewCompositeEnv). A table
-// file the primary deleted during a catch-up then makes the catch-up skip that
-// point in time, instead of failing it and, on RocksDB 11.x, every catch-up
-// after it (docs/deployability.md).
-std::shared_ptr<FileSystem> NewSecondaryFileSystem(
-    const std::shared_ptr<FileSystem>& base);
 // A handle over `db`, opened otherwise (read-only, a TransactionDB, an
 // OptimisticTransactionDB): `db` stays the caller's and must outlive it. A
 // TransactionDB can also sit on top of the handle of Open

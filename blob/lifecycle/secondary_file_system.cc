@@ -1,0 +1,46 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+#include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
+
+#include "file/filename.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+IOStatus SecondaryFileSystem::NewRandomAccessFile(
+    const std::string& fname, const FileOptions& options,
+    std::unique_ptr<FSRandomAccessFile>* result, IODebugContext* dbg) {
+  IOStatus s = target()->NewRandomAccessFile(fname, options, result, dbg);
+  if (!enabled_ || !(s.IsNotFound() || s.IsPathNotFound())) {
+    return s;
+  }
+  const size_t slash = fname.rfind('/');
+  uint64_t number = 0;
+  FileType type;
+  if (!ParseFileName(fname.substr(slash == std::string::npos ? 0 : slash + 1),
+                     &number, &type) ||
+      type != kTableFile) {
+    return s;
+  }
+  // RocksDB tries the LevelDB name of a table it cannot find
+  // (TableCache::GetTableReader) only after PathNotFound.
+  const std::string ldb = Rocks2LevelTableFileName(fname);
+  if (ldb != fname && target()->FileExists(ldb, IOOptions(), nullptr).ok()) {
+    return s;
+  }
+  return IOStatus::Corruption(
+      "HybridKV secondary: table file " + fname +
+      " is gone: the primary deleted it since the MANIFEST named it. The "
+      "catch-up keeps its previous Version; catch up again for a later one (" +
+      s.ToString() + ")");
+}
+
+const std::shared_ptr<FileSystem>& UnwrapSecondary(
+    const std::shared_ptr<FileSystem>& fs) {
+  if (fs != nullptr && fs->IsInstanceOf(SecondaryFileSystem::kClassName())) {
+    return static_cast<const SecondaryFileSystem*>(fs.get())->base();
+  }
+  return fs;
+}
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
