@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 
 #include "file/filename.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -10,15 +11,8 @@ IOStatus SecondaryFileSystem::NewRandomAccessFile(
     const std::string& fname, const FileOptions& options,
     std::unique_ptr<FSRandomAccessFile>* result, IODebugContext* dbg) {
   IOStatus s = target()->NewRandomAccessFile(fname, options, result, dbg);
-  if (!enabled_ || !(s.IsNotFound() || s.IsPathNotFound())) {
-    return s;
-  }
-  const size_t slash = fname.rfind('/');
-  uint64_t number = 0;
-  FileType type;
-  if (!ParseFileName(fname.substr(slash == std::string::npos ? 0 : slash + 1),
-                     &number, &type) ||
-      type != kTableFile) {
+  if (!enabled_ || !(s.IsNotFound() || s.IsPathNotFound()) ||
+      SstNumberOf(fname) == 0) {  // 0: not a table file
     return s;
   }
   // RocksDB tries the LevelDB name of a table it cannot find

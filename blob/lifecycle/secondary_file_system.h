@@ -23,7 +23,7 @@
 // HybridKV's own reads (medium files) go to the file system underneath
 // (UnwrapSecondary): the mapping is for RocksDB's table opens only.
 //
-// Depends on RocksDB's headers only.
+// Depends on medium_lifecycle.h (SstNumberOf) and RocksDB's headers.
 #pragma once
 
 #include <atomic>
