@@ -49,7 +49,7 @@ void ScanPrefetcher::Stop() {
     if (CanReadBlobs()) {
       const uint64_t now = table_->context().clock->NowNanos();
       if (now > seek_nanos_) {
-        trial().RecordScan(with_blobs_, consumed_ + 1, now - seek_nanos_);
+        trial().RecordScan(way_, consumed_ + 1, now - seek_nanos_);
       }
     }
   }
@@ -77,7 +77,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   }
   active_ = true;
   if (CanReadBlobs()) {
-    with_blobs_ = trial().ReadOverlapOnly();
+    way_ = trial().Choose(internal_target);
     seek_nanos_ = table_->context().clock->NowNanos();
   }
   exhausted_ = false;

@@ -171,7 +171,7 @@ class ScanPrefetcher {
   // reads per table per scan).
   bool CanReadBlobs() const { return table_->context().blob_warmer != nullptr; }
   // Whether windows read blobs ahead (else DBIter reads them).
-  bool ReadsBlobs() const { return CanReadBlobs() && with_blobs_; }
+  bool ReadsBlobs() const { return CanReadBlobs() && way_.read_ahead; }
   // Whether the next window would read anything; false, with the prefetcher
   // stopped until the next seek, when it would not.
   bool PlanWindow();
@@ -191,7 +191,7 @@ class ScanPrefetcher {
   bool active_ = false;  // between a seek and a backward move or the end
   // Since the seek: whether windows read blobs (the trial's way then), and
   // when it was.
-  bool with_blobs_ = true;
+  ReadAheadTrial::Way way_;
   uint64_t seek_nanos_ = 0;
   bool exhausted_ = false;  // the lookahead reached the end of the range
   size_t window_ = 0;

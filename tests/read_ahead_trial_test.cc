@@ -1,123 +1,189 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// ReadAheadTrial: scans try reading blobs ahead and not, and run the way that
-// takes more entries per second; a device that changes is followed.
+// ReadAheadTrial: in each cycle's trial epoch scans go both ways, by their
+// seek target; the other epochs run the way the trials favour, by a margin;
+// a device that changes is followed.
 #include "plugin/hybridkv/blob/io/read_ahead_trial.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Feeds `epochs` epochs of table scans of 10 entries each, taking
-// `nanos_with` or `nanos_without` as the trial's way is at each scan's start;
-// returns how many of those epochs ran with read-ahead.
-int RunEpochs(ReadAheadTrial* trial, int epochs, uint64_t nanos_with,
-              uint64_t nanos_without) {
-  int with_epochs = 0;
-  for (int e = 0; e < epochs; e++) {
-    const bool with = trial->ReadOverlapOnly();
-    with_epochs += with ? 1 : 0;
-    for (uint64_t i = 0; i < ReadAheadTrial::kEpochScans; i++) {
-      EXPECT_EQ(trial->ReadOverlapOnly(), with);  // one way per epoch
-      trial->RecordScan(with, 10, with ? nanos_with : nanos_without);
-    }
-  }
-  return with_epochs;
-}
-
 constexpr int kCycle = static_cast<int>(ReadAheadTrial::kCycleEpochs);
 
-TEST(ReadAheadTrialTest, ReadsAheadUntilBothWaysWereTried) {
-  ReadAheadTrial trial;
-  EXPECT_TRUE(trial.ReadOverlapOnly());
-  EXPECT_EQ(trial.Gain(), 0);
-  RunEpochs(&trial, 1, 1000, 1000);       // epoch 0: with
-  EXPECT_FALSE(trial.ReadOverlapOnly());  // epoch 1 tries without
-  EXPECT_EQ(trial.Gain(), 0);
-  RunEpochs(&trial, 1, 1000, 1000);
-  EXPECT_DOUBLE_EQ(trial.Gain(), 1.0);
-  EXPECT_FALSE(trial.ReadOverlapOnly());  // a tie does not read ahead
-  // The next cycle tries without first.
-  RunEpochs(&trial, kCycle - 2, 1000, 1000);
-  EXPECT_FALSE(trial.ReadOverlapOnly());
-  RunEpochs(&trial, 1, 1000, 1000);
-  EXPECT_TRUE(trial.ReadOverlapOnly());
-}
+// Scans of 10 entries each from one table, each sought to a new target,
+// taking `nanos_with` or `nanos_without` by the way it was given.
+class Scans {
+ public:
+  explicit Scans(ReadAheadTrial* trial) : trial_(trial) {}
 
-// Only trial epochs are compared: exploit epochs that run faster as a cache
-// warms do not make their way look better than the other's older trial.
-TEST(ReadAheadTrialTest, ComparesOnlyTrialEpochs) {
-  ReadAheadTrial trial;
-  RunEpochs(&trial, 2, 1000, 900);  // without is 10% faster in the trials
-  // The exploit epochs run without; were they averaged, a slower trial of
-  // with would not matter either way. Make every non-trial epoch's scans
-  // ten times as fast: the trial's verdict stands.
-  for (int e = 2; e < kCycle; e++) {
-    EXPECT_FALSE(trial.ReadOverlapOnly());
-    RunEpochs(&trial, 1, 100, 90);
+  // One scan; returns whether it read ahead.
+  bool Run(uint64_t nanos_with, uint64_t nanos_without) {
+    const std::string target = "key" + std::to_string(next_++);
+    const Slice slice(target);
+    const ReadAheadTrial::Way way = trial_->Choose(&slice);
+    // Every table of one scan is sought to the same target: same way.
+    EXPECT_EQ(trial_->Choose(&slice).read_ahead, way.read_ahead);
+    trial_->RecordScan(way, 10, way.read_ahead ? nanos_with : nanos_without);
+    return way.read_ahead;
   }
-  EXPECT_LT(trial.Gain(), 1.0);
+
+  // Scans until `epochs` epochs have ended; returns how many scans read
+  // ahead, and in `*scans` how many ran. An epoch that does not end within
+  // ten epochs' scans fails the test.
+  int RunEpochs(int epochs, uint64_t nanos_with, uint64_t nanos_without,
+                int* scans = nullptr) {
+    int read_ahead = 0, ran = 0;
+    const uint64_t target_epoch = EpochsEnded() + epochs;
+    const int limit =
+        10 * epochs * static_cast<int>(ReadAheadTrial::kEpochScans);
+    while (EpochsEnded() < target_epoch) {
+      if (ran == limit) {
+        ADD_FAILURE() << "epochs do not end: " << ran << " scans";
+        break;
+      }
+      read_ahead += Run(nanos_with, nanos_without) ? 1 : 0;
+      ran++;
+    }
+    if (scans != nullptr) *scans = ran;
+    return read_ahead;
+  }
+
+  // The epoch a scan sought now is counted in.
+  uint64_t EpochsEnded() const {
+    const Slice probe("probe");
+    return trial_->Choose(&probe).epoch;
+  }
+
+ private:
+  ReadAheadTrial* trial_;
+  int next_ = 0;
+};
+
+TEST(ReadAheadTrialTest, TrialEpochsGoBothWaysScanByScan) {
+  ReadAheadTrial trial;
+  Scans scans(&trial);
+  EXPECT_EQ(trial.Gain(), 0);
+  // The first epoch is a trial: scans take both ways, about half each, until
+  // each way has run half an epoch.
+  int ran = 0;
+  const int read_ahead = scans.RunEpochs(1, 1000, 1000, &ran);
+  EXPECT_GE(read_ahead, static_cast<int>(ReadAheadTrial::kEpochScans / 2));
+  EXPECT_GE(ran - read_ahead,
+            static_cast<int>(ReadAheadTrial::kEpochScans / 2));
+  EXPECT_LT(ran, static_cast<int>(2 * ReadAheadTrial::kEpochScans));
+  EXPECT_DOUBLE_EQ(trial.Gain(), 1.0);
+  // A tie does not read ahead: the rest of the cycle runs without.
+  EXPECT_EQ(scans.RunEpochs(kCycle - 1, 1000, 1000), 0);
+  // The next cycle's trial goes both ways again.
+  const int next_trial = scans.RunEpochs(1, 1000, 1000, &ran);
+  EXPECT_GT(next_trial, 0);
+  EXPECT_LT(next_trial, ran);
 }
 
 TEST(ReadAheadTrialTest, RunsTheFasterWayAndFollowsAChange) {
   ReadAheadTrial trial;
-  // A parallel device: read-ahead scans twice as fast. Only the trial epoch
-  // of each cycle runs without.
-  EXPECT_EQ(RunEpochs(&trial, 4 * kCycle, 500, 1000), 4 * kCycle - 4);
-  EXPECT_NEAR(trial.Gain(), 2.0, 1e-9);
-  // The device becomes a throttled one: without is 10% faster. Within two
-  // cycles the trial follows; then only each cycle's trial epoch reads ahead.
-  RunEpochs(&trial, 2 * kCycle, 1100, 1000);
-  EXPECT_EQ(RunEpochs(&trial, 4 * kCycle, 1100, 1000), 4);
-  // The reported gain is averaged over trials (1/4 on the newest): from 2 on
-  // its way to 1/1.1.
-  EXPECT_LT(trial.Gain(), 1.2);
-  // And back.
-  RunEpochs(&trial, 2 * kCycle, 500, 1000);
-  EXPECT_EQ(RunEpochs(&trial, kCycle, 500, 1000), kCycle - 1);
+  Scans scans(&trial);
+  // A parallel device: read-ahead scans twice as fast. The first trial turns
+  // the verdict; only trial epochs' other half runs without.
+  int ran = 0;
+  const int read_ahead = scans.RunEpochs(4 * kCycle, 500, 1000, &ran);
+  EXPECT_GT(read_ahead, ran * 9 / 10);
+  EXPECT_GT(trial.Gain(), ReadAheadTrial::kMinGain);
+  // The device becomes a throttled one: without is 10% faster. Within
+  // twelve cycles the trials turn the verdict (the gains of the parallel
+  // device's trials count as kMaxTrialGain: see the header); then only trial
+  // epochs read ahead, half their scans.
+  scans.RunEpochs(12 * kCycle, 1100, 1000);
+  EXPECT_LT(trial.Gain(), ReadAheadTrial::kMinGain);
+  const int after = scans.RunEpochs(4 * kCycle, 1100, 1000, &ran);
+  EXPECT_LT(after, ran / 16);
+  EXPECT_GT(after, 0);
+  // And back, within six cycles.
+  scans.RunEpochs(6 * kCycle, 500, 1000);
+  const int back = scans.RunEpochs(kCycle, 500, 1000, &ran);
+  EXPECT_GT(back, ran * 9 / 10);
 }
 
 // Reading ahead spends device requests, so it must win by kMinGain: a few
 // percent either way is what trials at an IOPS cap measure.
 TEST(ReadAheadTrialTest, ReadsAheadOnlyWhereClearlyFaster) {
-  ReadAheadTrial barely;  // 2% faster with read-ahead: only its trials read
-  EXPECT_EQ(RunEpochs(&barely, 4 * kCycle, 980, 1000), 4);
+  int ran = 0;
+  ReadAheadTrial barely;  // 10% faster with read-ahead: only trials read ahead
+  Scans barely_scans(&barely);
+  const int barely_read_ahead =
+      barely_scans.RunEpochs(4 * kCycle, 1000 * 10 / 11, 1000, &ran);
+  EXPECT_LT(barely_read_ahead, ran / 16);
   EXPECT_GT(barely.Gain(), 1.0);
-  ReadAheadTrial clearly;  // 10% faster: all but the other way's trials
-  EXPECT_EQ(RunEpochs(&clearly, 4 * kCycle, 900, 1000), 4 * kCycle - 4);
-  // Trials around a tie, read-ahead 4% ahead in every other one and 4%
-  // behind in the rest: only its trial epochs read ahead. (Counting every
-  // trial it came out ahead in, 62 of these 96 epochs read ahead.)
+  ReadAheadTrial clearly;  // 30% faster: all but half of each trial epoch
+  Scans clearly_scans(&clearly);
+  const int clearly_read_ahead =
+      clearly_scans.RunEpochs(4 * kCycle, 1000 * 10 / 13, 1000, &ran);
+  EXPECT_GT(clearly_read_ahead, ran * 9 / 10);
+  // Trials that swing around a tie, read-ahead 30% faster in one and 30%
+  // slower in the next: after the first cycle (one trial, 30% faster), the
+  // mean stays near 1 and only trial epochs read ahead. (A verdict on single
+  // trials would read ahead in half of the cycles.)
   ReadAheadTrial noisy;
-  int with_epochs = 0;
-  for (int cycle = 0; cycle < 6; cycle++) {
-    const uint64_t nanos_with = cycle % 2 == 0 ? 960 : 1040;
-    with_epochs += RunEpochs(&noisy, kCycle, nanos_with, 1000);
+  Scans noisy_scans(&noisy);
+  int read_ahead = 0, total = 0;
+  for (int cycle = 0; cycle < 12; cycle++) {
+    const uint64_t nanos_with = cycle % 2 == 0 ? 1000 * 10 / 13 : 1300;
+    const int n = noisy_scans.RunEpochs(kCycle, nanos_with, 1000, &ran);
+    if (cycle > 0) {
+      read_ahead += n;
+      total += ran;
+    }
   }
-  EXPECT_EQ(with_epochs, 6);
+  EXPECT_LT(read_ahead, total / 16);
 }
 
-TEST(ReadAheadTrialTest, ScansBegunTheOtherWayAreNotCounted) {
+// A scan begun in one epoch and ended in the next is not counted: the way it
+// went may not be the way of the epoch it ended in.
+TEST(ReadAheadTrialTest, ScansBegunInAnEarlierEpochAreNotCounted) {
   ReadAheadTrial trial;
-  // Scans that began without read-ahead end during an epoch with it: they
-  // neither count towards the epoch nor end it.
+  const Slice target("a");
+  const ReadAheadTrial::Way stale = trial.Choose(&target);
+  Scans scans(&trial);
+  scans.RunEpochs(1, 1000, 1000);  // the trial: a tie, verdict without
+  EXPECT_DOUBLE_EQ(trial.Gain(), 1.0);
+  // Stale scans, however fast, neither count nor end the epoch.
   for (uint64_t i = 0; i < 10 * ReadAheadTrial::kEpochScans; i++) {
-    trial.RecordScan(/*with=*/false, 10, 1);
+    trial.RecordScan(stale, 1000, 1);
   }
-  EXPECT_TRUE(trial.ReadOverlapOnly());
+  EXPECT_EQ(trial.Choose(&target).epoch, stale.epoch + 1);
+  EXPECT_DOUBLE_EQ(trial.Gain(), 1.0);
+}
+
+// SeekToFirst and SeekToLast have no target: in a trial they go the favoured
+// way and are not counted.
+TEST(ReadAheadTrialTest, ScansWithoutATargetGoTheFavouredWay) {
+  ReadAheadTrial trial;
+  for (int i = 0; i < 1000; i++) {
+    const ReadAheadTrial::Way way = trial.Choose(nullptr);
+    EXPECT_TRUE(way.read_ahead);  // favoured until a trial says otherwise
+    trial.RecordScan(way, 10, 1);
+  }
   EXPECT_EQ(trial.Gain(), 0);
 }
 
 TEST(ReadAheadTrialTest, PinOverridesTheTrial) {
   ReadAheadTrial trial;
+  const Slice target("a");
   trial.Pin(false);
-  EXPECT_FALSE(trial.ReadOverlapOnly());
+  EXPECT_FALSE(trial.Choose(&target).read_ahead);
+  EXPECT_FALSE(trial.Choose(nullptr).read_ahead);
   trial.Pin(true);
-  EXPECT_TRUE(trial.ReadOverlapOnly());
+  EXPECT_TRUE(trial.Choose(&target).read_ahead);
   trial.Unpin();
-  EXPECT_TRUE(trial.ReadOverlapOnly());
+  for (int i = 0; i < 100; i++) {
+    trial.RecordScan(trial.Choose(nullptr), 10, 1);
+  }
+  EXPECT_EQ(trial.Gain(), 0);
 }
 
 }  // namespace

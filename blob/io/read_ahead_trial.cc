@@ -2,67 +2,85 @@
 #include "plugin/hybridkv/blob/io/read_ahead_trial.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "util/hash.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-void ReadAheadTrial::RecordScan(bool with, uint64_t entries, uint64_t nanos) {
+ReadAheadTrial::Way ReadAheadTrial::Choose(const Slice* internal_target) const {
+  const int pinned = pinned_.load(std::memory_order_relaxed);
+  if (pinned != 0) {
+    return {pinned > 0, kUncounted};
+  }
+  const uint64_t epoch = epoch_.load(std::memory_order_relaxed);
+  if (!in_trial_.load(std::memory_order_relaxed)) {
+    return {favoured_.load(std::memory_order_relaxed), epoch};
+  }
+  if (internal_target == nullptr) {
+    return {favoured_.load(std::memory_order_relaxed), kUncounted};
+  }
+  // One bit of the target's hash: the same for every table of a scan, and
+  // independent of where scans start in key order.
+  const bool read_ahead =
+      (Hash64(internal_target->data(), internal_target->size()) >> 17) & 1;
+  return {read_ahead, epoch};
+}
+
+void ReadAheadTrial::RecordScan(const Way& way, uint64_t entries,
+                                uint64_t nanos) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (with != with_.load(std::memory_order_relaxed)) {
+  if (way.epoch != epoch_.load(std::memory_order_relaxed)) {
     return;
   }
-  epoch_scans_++;
-  epoch_entries_ += entries;
-  epoch_nanos_ += nanos;
-  if (epoch_scans_ >= kEpochScans) {
+  if (!in_trial_.load(std::memory_order_relaxed)) {
+    if (++epoch_scans_ >= kEpochScans) {
+      EndEpoch();
+    }
+    return;
+  }
+  const int w = way.read_ahead ? 1 : 0;
+  trial_scans_[w]++;
+  trial_entries_[w] += entries;
+  trial_nanos_[w] += nanos;
+  if (trial_scans_[0] >= kEpochScans / 2 &&
+      trial_scans_[1] >= kEpochScans / 2) {
     EndEpoch();
   }
 }
 
 void ReadAheadTrial::EndEpoch() {
-  const bool with = with_.load(std::memory_order_relaxed);
-  // Only the two trial epochs are compared, with each other: run back to
-  // back, they meet the same device, cache and compactions, where an exploit
-  // epoch would be compared with a trial of another time (a warming cache
-  // made the way run more often look faster).
-  if (epoch_ < 2) {
-    const double rate = epoch_nanos_ == 0
-                            ? 0
-                            : static_cast<double>(epoch_entries_) /
-                                  static_cast<double>(epoch_nanos_);
-    (with ? trial_with_ : trial_without_) = rate;
-    if (epoch_ == 1 && trial_with_ > 0 && trial_without_ > 0) {
-      const double gain = trial_with_ / trial_without_;
-      gain_ = gain_ == 0 ? gain : gain_ + (gain - gain_) / 4;
-      verdicts_ = (verdicts_ << 1 | (gain >= kMinGain ? 1 : 0)) & 7;
+  if (in_trial_.load(std::memory_order_relaxed)) {
+    if (trial_nanos_[0] > 0 && trial_nanos_[1] > 0 && trial_entries_[0] > 0 &&
+        trial_entries_[1] > 0) {
+      const double rate_with = static_cast<double>(trial_entries_[1]) /
+                               static_cast<double>(trial_nanos_[1]);
+      const double rate_without = static_cast<double>(trial_entries_[0]) /
+                                  static_cast<double>(trial_nanos_[0]);
+      const double log_gain =
+          std::clamp(std::log(rate_with / rate_without),
+                     -std::log(kMaxTrialGain), std::log(kMaxTrialGain));
       trials_++;
+      const double weight =
+          std::max(kGainWeight, 1.0 / static_cast<double>(trials_));
+      log_gain_ += (log_gain - log_gain_) * weight;
+      favoured_.store(log_gain_ >= std::log(kMinGain),
+                      std::memory_order_relaxed);
+    }
+    for (int w = 0; w < 2; w++) {
+      trial_scans_[w] = trial_entries_[w] = trial_nanos_[w] = 0;
     }
   }
-  epoch_scans_ = epoch_entries_ = epoch_nanos_ = 0;
-  epoch_++;
-  if (epoch_ == kCycleEpochs) {
-    epoch_ = 0;
-    cycle_++;
-  }
-  bool next;
-  if (epoch_ < 2) {
-    // The trial epochs take turns at going first, so that neither is always
-    // the one that meets a cache warmed by the other.
-    next = (epoch_ == 0) == (cycle_ % 2 == 0);
-  } else {
-    // The majority of the last three trials: one noisy trial does not turn
-    // it, a device that changes does within two cycles. Until a trial has
-    // been compared, read ahead, as the first trial epoch did.
-    const uint64_t n = std::min<uint64_t>(trials_, 3);
-    const int votes = __builtin_popcount(verdicts_ & ((1u << n) - 1));
-    next = n == 0 || 2 * static_cast<uint64_t>(votes) > n;
-  }
-  with_.store(next, std::memory_order_relaxed);
+  epoch_scans_ = 0;
+  const uint64_t ended = epoch_.load(std::memory_order_relaxed) + 1;
+  in_trial_.store(ended % kCycleEpochs == 0, std::memory_order_relaxed);
+  epoch_.store(ended, std::memory_order_relaxed);
 }
 
 double ReadAheadTrial::Gain() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return gain_;
+  return trials_ > 0 ? std::exp(log_gain_) : 0;
 }
 
 }  // namespace hybridkv

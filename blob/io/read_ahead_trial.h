@@ -20,27 +20,41 @@
 //
 // How: what is wanted is scan throughput, so that is what is measured. Each
 // table's part of a scan is timed from its seek to its end, with the entries
-// it took; kEpochScans of them make an epoch, run one way. A cycle of
-// kCycleEpochs epochs tries each way for one epoch, back to back and in
-// turns first, then runs the rest the way that won most of the last three
-// trials. So 1 epoch in kCycleEpochs runs the worse way, and a device that
-// changes is followed within two cycles. Shared by a DB's scans under a
-// mutex taken once per table per scan.
+// it took; kEpochScans of them make an epoch. The first epoch of each cycle
+// of kCycleEpochs is a trial: in it, each scan goes one way or the other by
+// the hash of its seek target (every table of one scan is sought to the same
+// target, so a scan goes one way throughout), until each way has run
+// kEpochScans / 2 table parts. The two ways thus meet the same moments of
+// the device, cache and compactions. Trials of whole epochs, one way after
+// the other, could not tell them apart: at 3,000 IOPS an epoch's rate moved
+// 3.5x from one epoch to the next while the ways differ by a few percent,
+// and single trials' gains ran from 0.48 to 1.65 (bench/results/
+// issue33-trial-backoff). The other epochs run the way the trials favour.
+// Shared by a DB's scans under a mutex taken once per table per scan.
 //
-// Reading ahead wins a trial only by taking at least kMinGain times the
-// entries per second: it spends device requests (blobs read past where scans
-// stop), so a way that is not measurably faster must not spend them. At 3,000
-// IOPS the two ways' rates differ by a few percent from one trial to the
-// next, and counting every trial that reading ahead came out ahead in let it
-// win cycles it should not: scans read 9.6 blobs each where DBIter alone
-// reads 8.8, and 9.4 with the margin (bench/results/issue33-read-ahead-margin).
+// Trials still carry each scan's own noise (its length, its cache misses),
+// so the verdict weighs many: reading ahead is the way while the geometric
+// mean of trial gains, each clamped to [1/kMaxTrialGain, kMaxTrialGain], is
+// at least kMinGain. The mean is of every trial so far while there are fewer
+// than 1/kGainWeight, then weighted kGainWeight on the newest. Until the
+// first trial ends, scans read ahead.
+//
+// Why a margin of 1.2: reading ahead spends device requests (blobs read past
+// where scans stop), so a way that is not clearly faster must not spend
+// them. At 3,000 IOPS the verdict's gain still ended runs anywhere from 0.92
+// to 1.09, and with a margin of 1.05 scans read blobs ahead in 15-23% of
+// windows; with 1.2, 9.05 blob reads per scan against 8.99 when never reading
+// ahead. Uncapped on the 2-core VM the interleaved trials find reading ahead
+// 1.48x as fast (bench/results/issue33-interleaved-trial). The clamp bounds
+// how long a change of device takes to turn the verdict: five or six trials
+// either way between 1.5x faster and 10% slower.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 
-#include "rocksdb/rocksdb_namespace.h"
+#include "rocksdb/slice.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -49,44 +63,49 @@ class ReadAheadTrial {
  public:
   static constexpr uint64_t kEpochScans = 256;
   static constexpr uint64_t kCycleEpochs = 16;
-  static constexpr double kMinGain = 1.05;
+  static constexpr double kMinGain = 1.2;
+  static constexpr double kGainWeight = 1.0 / 8;
+  static constexpr double kMaxTrialGain = 1.5;
 
-  // Whether a scan that starts now reads overlap-only reads ahead.
-  bool ReadOverlapOnly() const {
-    const int pinned = pinned_.load(std::memory_order_relaxed);
-    return pinned != 0 ? pinned > 0 : with_.load(std::memory_order_relaxed);
-  }
+  // The way a table's part of a scan goes, and when it was chosen.
+  struct Way {
+    bool read_ahead = true;  // reads overlap-only reads ahead
+    uint64_t epoch = 0;      // RecordScan counts it in this epoch only
+  };
 
-  // A table's part of a scan, begun when ReadOverlapOnly() was `with`, took
-  // `entries` entries in `nanos`. One begun the other way (before an epoch
-  // ended) is not counted.
-  void RecordScan(bool with, uint64_t entries, uint64_t nanos);
+  // The way for a table part sought to `internal_target` (null: SeekToFirst
+  // or SeekToLast, which trials do not count: they go the favoured way).
+  Way Choose(const Slice* internal_target) const;
 
-  // (entries per second with overlap-only reads read ahead) / (without); 0
-  // until both ways were tried.
+  // A table part begun with `way` took `entries` entries in `nanos`. Parts
+  // begun in an earlier epoch are not counted.
+  void RecordScan(const Way& way, uint64_t entries, uint64_t nanos);
+
+  // (entries per second with overlap-only reads read ahead) / (without), the
+  // weighted geometric mean of the trials; 0 until a trial has ended.
   double Gain() const;
 
-  // For tests: ReadOverlapOnly() answers `with` whatever is recorded.
-  void Pin(bool with) { pinned_.store(with ? 1 : -1); }
+  // For tests: Choose() answers `read_ahead` whatever is recorded.
+  void Pin(bool read_ahead) { pinned_.store(read_ahead ? 1 : -1); }
   void Unpin() { pinned_.store(0); }
 
  private:
+  static constexpr uint64_t kUncounted = ~uint64_t{0};
+
   void EndEpoch();  // with mu_ held
 
-  std::atomic<int> pinned_{0};  // 1: with, -1: without, 0: as measured
-  std::atomic<bool> with_{true};
+  std::atomic<int> pinned_{0};        // 1: read ahead, -1: not, 0: as measured
+  std::atomic<bool> favoured_{true};  // until a trial says otherwise
+  std::atomic<bool> in_trial_{true};  // the first epoch is a trial
+  std::atomic<uint64_t> epoch_{0};    // epochs ended so far
   mutable std::mutex mu_;
-  uint64_t epoch_ = 0;  // in the cycle
-  uint64_t cycle_ = 0;
-  uint64_t epoch_scans_ = 0;
-  uint64_t epoch_entries_ = 0;
-  uint64_t epoch_nanos_ = 0;
-  // Entries per nanosecond of this cycle's trial epochs; 0: not yet run.
-  double trial_with_ = 0;
-  double trial_without_ = 0;
-  uint64_t trials_ = 0;    // pairs of trial epochs compared
-  unsigned verdicts_ = 0;  // of the last three, newest lowest: 1 = with won
-  double gain_ = 0;        // with/without, averaged over trials (1/4)
+  uint64_t epoch_scans_ = 0;  // table parts counted in this epoch
+  // This trial's table parts, entries and nanoseconds, by way (0: without).
+  uint64_t trial_scans_[2] = {0, 0};
+  uint64_t trial_entries_[2] = {0, 0};
+  uint64_t trial_nanos_[2] = {0, 0};
+  uint64_t trials_ = 0;
+  double log_gain_ = 0;  // (weighted) mean of trials' clamped log(gain)
 };
 
 }  // namespace hybridkv
