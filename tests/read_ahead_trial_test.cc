@@ -26,8 +26,6 @@ class Scans {
     const std::string target = "key" + std::to_string(next_++);
     const Slice slice(target);
     const ReadAheadTrial::Way way = trial_->Choose(&slice);
-    // Every table of one scan is sought to the same target: same way.
-    EXPECT_EQ(trial_->Choose(&slice).read_ahead, way.read_ahead);
     trial_->RecordScan(way, 10, way.read_ahead ? nanos_with : nanos_without);
     return way.read_ahead;
   }
@@ -160,15 +158,53 @@ TEST(ReadAheadTrialTest, ScansBegunInAnEarlierEpochAreNotCounted) {
 }
 
 // SeekToFirst and SeekToLast have no target: in a trial they go the favoured
-// way and are not counted.
+// way and are not timed; the trial ends without a verdict.
 TEST(ReadAheadTrialTest, ScansWithoutATargetGoTheFavouredWay) {
   ReadAheadTrial trial;
-  for (int i = 0; i < 1000; i++) {
+  for (uint64_t i = 0; i < ReadAheadTrial::kMaxTrialParts; i++) {
     const ReadAheadTrial::Way way = trial.Choose(nullptr);
     EXPECT_TRUE(way.read_ahead);  // favoured until a trial says otherwise
+    EXPECT_EQ(way.epoch, 0u);
     trial.RecordScan(way, 10, 1);
   }
+  EXPECT_EQ(trial.Choose(nullptr).epoch, 1u);
   EXPECT_EQ(trial.Gain(), 0);
+}
+
+// Scans that all seek one target go one way in a trial: it cannot fill the
+// other, so it ends without a verdict after kMaxTrialParts parts instead of
+// sending them that way for good. The target's way is drawn anew in each
+// trial.
+TEST(ReadAheadTrialTest, OneRepeatedTargetEndsTrialsWithoutAVerdict) {
+  ReadAheadTrial trial;
+  const Slice target("the same prefix");
+  int trials_reading_ahead = 0;
+  for (int cycle = 0; cycle < 16; cycle++) {
+    const uint64_t first = trial.Choose(&target).epoch;
+    ASSERT_EQ(first, static_cast<uint64_t>(cycle * kCycle));
+    const bool way = trial.Choose(&target).read_ahead;
+    trials_reading_ahead += way ? 1 : 0;
+    uint64_t parts = 0;
+    while (trial.Choose(&target).epoch == first) {
+      ASSERT_LT(parts, ReadAheadTrial::kMaxTrialParts);
+      const ReadAheadTrial::Way w = trial.Choose(&target);
+      EXPECT_EQ(w.read_ahead, way);
+      trial.RecordScan(w, 10, w.read_ahead ? 500 : 1000);
+      parts++;
+    }
+    EXPECT_EQ(parts, ReadAheadTrial::kMaxTrialParts);
+    EXPECT_EQ(trial.Gain(), 0);
+    // The rest of the cycle: the favoured way, read-ahead until a verdict.
+    for (int e = 1; e < kCycle; e++) {
+      for (uint64_t i = 0; i < ReadAheadTrial::kEpochScans; i++) {
+        const ReadAheadTrial::Way w = trial.Choose(&target);
+        EXPECT_TRUE(w.read_ahead);
+        trial.RecordScan(w, 10, 1000);
+      }
+    }
+  }
+  EXPECT_GT(trials_reading_ahead, 0);
+  EXPECT_LT(trials_reading_ahead, 16);
 }
 
 TEST(ReadAheadTrialTest, PinOverridesTheTrial) {
@@ -179,11 +215,12 @@ TEST(ReadAheadTrialTest, PinOverridesTheTrial) {
   EXPECT_FALSE(trial.Choose(nullptr).read_ahead);
   trial.Pin(true);
   EXPECT_TRUE(trial.Choose(&target).read_ahead);
-  trial.Unpin();
-  for (int i = 0; i < 100; i++) {
-    trial.RecordScan(trial.Choose(nullptr), 10, 1);
+  // Pinned parts are never counted.
+  for (uint64_t i = 0; i < 2 * ReadAheadTrial::kMaxTrialParts; i++) {
+    trial.RecordScan(trial.Choose(&target), 10, 1);
   }
-  EXPECT_EQ(trial.Gain(), 0);
+  trial.Unpin();
+  EXPECT_EQ(trial.Choose(&target).epoch, 0u);
 }
 
 }  // namespace

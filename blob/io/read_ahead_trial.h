@@ -22,9 +22,12 @@
 // table's part of a scan is timed from its seek to its end, with the entries
 // it took; kEpochScans of them make an epoch. The first epoch of each cycle
 // of kCycleEpochs is a trial: in it, each scan goes one way or the other by
-// the hash of its seek target (every table of one scan is sought to the same
-// target, so a scan goes one way throughout), until each way has run
-// kEpochScans / 2 table parts. The two ways thus meet the same moments of
+// a bit of the hash of its seek target, seeded with the epoch, until each way
+// has run kEpochScans / 2 table parts (or kMaxTrialParts parts have ended
+// with one way short: no verdict). Every table of a scan is sought to the
+// same target, so a scan's seek goes one way throughout; parts begun later
+// (at a file boundary, SeekToFirst; after a reseek, their own target) are
+// untimed or timed as their own. The two ways thus meet the same moments of
 // the device, cache and compactions. Trials of whole epochs, one way after
 // the other, could not tell them apart: at 3,000 IOPS an epoch's rate moved
 // 3.5x from one epoch to the next while the ways differ by a few percent,
@@ -37,17 +40,18 @@
 // mean of trial gains, each clamped to [1/kMaxTrialGain, kMaxTrialGain], is
 // at least kMinGain. The mean is of every trial so far while there are fewer
 // than 1/kGainWeight, then weighted kGainWeight on the newest. Until the
-// first trial ends, scans read ahead.
+// first verdict, scans outside trials read ahead.
 //
 // Why a margin of 1.2: reading ahead spends device requests (blobs read past
 // where scans stop), so a way that is not clearly faster must not spend
 // them. At 3,000 IOPS the verdict's gain still ended runs anywhere from 0.92
-// to 1.09, and with a margin of 1.05 scans read blobs ahead in 15-23% of
+// to 1.09, and with a margin of 1.05 scans read blobs ahead in 13-23% of
 // windows; with 1.2, 9.05 blob reads per scan against 8.99 when never reading
-// ahead. Uncapped on the 2-core VM the interleaved trials find reading ahead
-// 1.48x as fast (bench/results/issue33-interleaved-trial). The clamp bounds
-// how long a change of device takes to turn the verdict: five or six trials
-// either way between 1.5x faster and 10% slower.
+// ahead. Uncapped on the 2-core VM the verdict stays at the clamp (1.48x;
+// the old epoch trials measured 1.75x there), far above the margin
+// (bench/results/issue33-interleaved-trial). The clamp bounds how long a
+// change of device takes to turn the verdict: five to seven trials either
+// way between 1.5x faster and 10% slower.
 #pragma once
 
 #include <atomic>
@@ -63,6 +67,8 @@ class ReadAheadTrial {
  public:
   static constexpr uint64_t kEpochScans = 256;
   static constexpr uint64_t kCycleEpochs = 16;
+  // A trial that has not filled both ways by then ends without a verdict.
+  static constexpr uint64_t kMaxTrialParts = 4 * kEpochScans;
   static constexpr double kMinGain = 1.2;
   static constexpr double kGainWeight = 1.0 / 8;
   static constexpr double kMaxTrialGain = 1.5;
@@ -71,10 +77,11 @@ class ReadAheadTrial {
   struct Way {
     bool read_ahead = true;  // reads overlap-only reads ahead
     uint64_t epoch = 0;      // RecordScan counts it in this epoch only
+    bool timed = false;      // a trial part: its time counts for its way
   };
 
   // The way for a table part sought to `internal_target` (null: SeekToFirst
-  // or SeekToLast, which trials do not count: they go the favoured way).
+  // or SeekToLast, which trials do not time: they go the favoured way).
   Way Choose(const Slice* internal_target) const;
 
   // A table part begun with `way` took `entries` entries in `nanos`. Parts
@@ -82,7 +89,8 @@ class ReadAheadTrial {
   void RecordScan(const Way& way, uint64_t entries, uint64_t nanos);
 
   // (entries per second with overlap-only reads read ahead) / (without), the
-  // weighted geometric mean of the trials; 0 until a trial has ended.
+  // weighted geometric mean of the (clamped) trial gains; 0 until a trial has
+  // given a verdict.
   double Gain() const;
 
   // For tests: Choose() answers `read_ahead` whatever is recorded.
@@ -92,19 +100,20 @@ class ReadAheadTrial {
  private:
   static constexpr uint64_t kUncounted = ~uint64_t{0};
 
-  void EndEpoch();  // with mu_ held
+  static bool IsTrial(uint64_t epoch) { return epoch % kCycleEpochs == 0; }
+  void EndEpoch(bool verdict);  // with mu_ held
 
   std::atomic<int> pinned_{0};        // 1: read ahead, -1: not, 0: as measured
   std::atomic<bool> favoured_{true};  // until a trial says otherwise
-  std::atomic<bool> in_trial_{true};  // the first epoch is a trial
-  std::atomic<uint64_t> epoch_{0};    // epochs ended so far
+  std::atomic<uint64_t> epoch_{0};    // epochs ended so far; 0 is a trial
   mutable std::mutex mu_;
-  uint64_t epoch_scans_ = 0;  // table parts counted in this epoch
-  // This trial's table parts, entries and nanoseconds, by way (0: without).
-  uint64_t trial_scans_[2] = {0, 0};
+  uint64_t epoch_parts_ = 0;  // table parts counted in this epoch
+  // This trial's timed table parts, entries and nanoseconds, by way (0:
+  // without).
+  uint64_t trial_parts_[2] = {0, 0};
   uint64_t trial_entries_[2] = {0, 0};
   uint64_t trial_nanos_[2] = {0, 0};
-  uint64_t trials_ = 0;
+  uint64_t trials_ = 0;  // that gave a verdict
   double log_gain_ = 0;  // (weighted) mean of trials' clamped log(gain)
 };
 
