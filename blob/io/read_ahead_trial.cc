@@ -37,30 +37,27 @@ void ReadAheadTrial::RecordScan(const Way& way, uint64_t entries,
     return;
   }
   epoch_parts_++;
-  if (!IsTrial(epoch)) {
-    if (epoch_parts_ >= kEpochScans) {
-      EndEpoch(/*verdict=*/false);
-    }
-    return;
-  }
-  if (way.timed) {
+  if (way.timed) {  // only in a trial
     const int w = way.read_ahead ? 1 : 0;
     trial_parts_[w]++;
     trial_entries_[w] += entries;
     trial_nanos_[w] += nanos;
   }
-  if (trial_parts_[0] >= kEpochScans / 2 &&
-      trial_parts_[1] >= kEpochScans / 2) {
-    EndEpoch(/*verdict=*/true);
-  } else if (epoch_parts_ >= kMaxTrialParts) {
-    // Scans that all seek one target (or none) cannot fill both ways: the
-    // trial ends without a verdict rather than hold half of them one way.
-    EndEpoch(/*verdict=*/false);
+  // Scans that all seek one target (or none) cannot fill both ways: such a
+  // trial ends without a verdict rather than hold half of them one way.
+  if (IsTrial(epoch) ? TrialFilled() || epoch_parts_ >= kMaxTrialParts
+                     : epoch_parts_ >= kEpochScans) {
+    EndEpoch();
   }
 }
 
-void ReadAheadTrial::EndEpoch(bool verdict) {
-  if (verdict && trial_entries_[0] > 0 && trial_entries_[1] > 0 &&
+bool ReadAheadTrial::TrialFilled() const {
+  return trial_parts_[0] >= kEpochScans / 2 &&
+         trial_parts_[1] >= kEpochScans / 2;
+}
+
+void ReadAheadTrial::EndEpoch() {
+  if (TrialFilled() && trial_entries_[0] > 0 && trial_entries_[1] > 0 &&
       trial_nanos_[0] > 0 && trial_nanos_[1] > 0) {
     const double rate_with = static_cast<double>(trial_entries_[1]) /
                              static_cast<double>(trial_nanos_[1]);

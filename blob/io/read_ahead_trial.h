@@ -101,7 +101,10 @@ class ReadAheadTrial {
   static constexpr uint64_t kUncounted = ~uint64_t{0};
 
   static bool IsTrial(uint64_t epoch) { return epoch % kCycleEpochs == 0; }
-  void EndEpoch(bool verdict);  // with mu_ held
+  // With mu_ held: whether this trial has run both ways enough for a
+  // verdict; ends the epoch, judging the trial if so.
+  bool TrialFilled() const;
+  void EndEpoch();
 
   std::atomic<int> pinned_{0};        // 1: read ahead, -1: not, 0: as measured
   std::atomic<bool> favoured_{true};  // until a trial says otherwise
