@@ -188,16 +188,23 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
 // - nothing: the answer is complete (most lookups of upper-level tables);
 // - a medium pointer: kPointer; FinishLookup hands the caller's GetContext
 //   the value it stands for, exactly as the iterator below would; one lookup;
-// - a blob index of BlobDB's own (the large class): handed over as it is;
-// - anything else, or a caller that wants an older entry (its read callback
-//   rejected this one): kIterator, for the iterator below, which replays
-//   every entry.
+// - a plain value, a deletion, or a blob index of BlobDB's own (the large
+//   class): handed over as it is, with its sequence number;
+// - anything else (a merge operand, a wide-column entity with columns other
+//   than the default one), or a caller that wants an older entry (its read
+//   callback rejected this one): kIterator, for the iterator below, which
+//   replays every entry.
+//
+// The probe collects wide columns rather than a value, which is what tells a
+// plain value (one anonymous column) from an entity: an entity of the
+// default column alone reads exactly as a plain value does through every
+// API (Get, GetEntity, merges over it), so both are handed over as plain.
 Status HybridTableReader::Probe(const ReadOptions& read_options,
                                 const Slice& key, GetContext* get_context,
                                 const SliceTransform* prefix_extractor,
                                 bool skip_filters, ProbeResult* result) {
   result->outcome = ProbeResult::kAnswered;
-  PinnableSlice probe_value;
+  PinnableWideColumns probe_columns;
   MergeContext probe_merge_context;
   SequenceNumber no_tombstone = 0;
   SequenceNumber found_seq = kMaxSequenceNumber;
@@ -206,7 +213,7 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   GetContext probe(values_.context().user_comparator, &kStopAtMerge,
                    /*logger=*/nullptr,
                    /*statistics=*/nullptr, GetContext::kNotFound,
-                   ExtractUserKey(key), &probe_value, /*columns=*/nullptr,
+                   ExtractUserKey(key), /*value=*/nullptr, &probe_columns,
                    /*value_found=*/nullptr, &probe_merge_context,
                    /*do_merge=*/true, &no_tombstone,
                    /*clock=*/nullptr, &found_seq,
@@ -233,18 +240,29 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   if (probe.State() == GetContext::kNotFound) {
     return s;
   }
-  if (probe.State() != GetContext::kFound || !is_blob_index ||
-      values_.context().timestamp_size != 0) {
+  if (values_.context().timestamp_size != 0) {
     result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }
   result->seq = found_seq;
-  if (MayBeMediumPointer(probe_value) &&
-      PeekMediumPointer(probe_value, &result->pointer)) {
+  if (probe.State() == GetContext::kDeleted) {
+    return Save(key, found_seq, kTypeDeletion, Slice(), get_context, result);
+  }
+  const WideColumns& columns = probe_columns.columns();
+  if (probe.State() != GetContext::kFound || columns.size() != 1 ||
+      columns[0].name() != kDefaultWideColumnName) {
+    result->outcome = ProbeResult::kIterator;
+    return Status::OK();
+  }
+  const Slice value = columns[0].value();
+  if (!is_blob_index) {
+    return Save(key, found_seq, kTypeValue, value, get_context, result);
+  }
+  if (MayBeMediumPointer(value) && PeekMediumPointer(value, &result->pointer)) {
     result->outcome = ProbeResult::kPointer;
     return Status::OK();
   }
-  return Save(key, found_seq, kTypeBlobIndex, probe_value, get_context, result);
+  return Save(key, found_seq, kTypeBlobIndex, value, get_context, result);
 }
 
 Status HybridTableReader::FinishLookup(const ReadOptions& read_options,
@@ -253,6 +271,17 @@ Status HybridTableReader::FinishLookup(const ReadOptions& read_options,
                                        GetContext* get_context,
                                        const SliceTransform* prefix_extractor,
                                        bool skip_filters, ProbeResult* probe) {
+  if (probe->outcome == ProbeResult::kPointer) {
+    // A value the caller would not take is not read: GetContext::SaveValue
+    // skips entries its read callback hides and takes those a range
+    // tombstone covers as deleted.
+    const SequenceNumber* tombstone = get_context->max_covering_tombstone_seq();
+    if (!get_context->CheckCallback(probe->seq)) {
+      probe->outcome = ProbeResult::kIterator;
+    } else if (tombstone != nullptr && *tombstone > probe->seq) {
+      return Save(key, probe->seq, kTypeDeletion, Slice(), get_context, probe);
+    }
+  }
   if (probe->outcome == ProbeResult::kPointer) {
     std::string value;
     Status s = values_.ResolvePointer(medium_options, probe->pointer,
@@ -294,6 +323,13 @@ Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,
 // the user key, with the exact parsed key and the resolved value: merges,
 // snapshots, read callbacks and range tombstones are all handled by the
 // GetContext itself, as for any table.
+//
+// The entries the GetContext will take (those its read callback shows, up to
+// the first that is not a merge operand or that a range tombstone covers)
+// are all read before the first is handed over. A GetContext that records
+// what it is given (the row cache's replay log, which TableCache::MultiGet
+// stores whatever a key's own status) thus never holds part of an answer
+// when a value cannot be read. Entries it will not take are not resolved.
 Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
                                         const Slice& key,
                                         GetContext* get_context,
@@ -303,6 +339,9 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
   ro.iterate_lower_bound = nullptr;
   ro.iterate_upper_bound = nullptr;
   ro.prefix_same_as_start = false;
+  // One Seek: an asynchronous first pass would leave the iterator waiting
+  // for a second Seek, with TryAgain as its status.
+  ro.async_io = false;
   // A seek to the key itself: its prefix, when it has one, is the right
   // mode (and the only one some formats, such as PlainTable, implement).
   const Slice lookup_user_key = ExtractUserKey(key);
@@ -310,7 +349,14 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
                         !prefix_extractor->InDomain(lookup_user_key);
   std::unique_ptr<InternalIterator> it(
       NewIterator(ro, prefix_extractor, /*arena=*/nullptr, skip_filters,
-                  TableReaderCaller::kUserGet));
+                  TableReaderCaller::kUserGet, /*compaction_readahead_size=*/0,
+                  /*allow_unprepared_value=*/true));
+  struct Entry {
+    std::string internal_key;
+    std::string value;
+  };
+  std::vector<Entry> entries;
+  const SequenceNumber* tombstone = get_context->max_covering_tombstone_seq();
   for (it->Seek(key); it->Valid(); it->Next()) {
     ParsedInternalKey parsed;
     Status s = ParseInternalKey(it->key(), &parsed, /*log_err_key=*/false);
@@ -321,25 +367,42 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
             parsed.user_key, lookup_user_key)) {
       break;
     }
+    if (!get_context->CheckCallback(parsed.sequence)) {
+      continue;
+    }
+    if (!it->PrepareValue()) {
+      break;  // its status says why
+    }
+    entries.push_back({it->key().ToString(), it->value().ToString()});
+    if (parsed.type != kTypeMerge ||
+        (tombstone != nullptr && *tombstone > parsed.sequence)) {
+      break;
+    }
+  }
+  Status s = it->status();
+  if (!s.ok()) {
+    if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
+      get_context->MarkKeyMayExist();
+    }
+    return s;
+  }
+  for (const Entry& entry : entries) {
+    ParsedInternalKey parsed;
+    s = ParseInternalKey(entry.internal_key, &parsed, /*log_err_key=*/false);
     bool matched = false;
     Status read_status;
-    // No pinner: the value may live in a buffer the next step overwrites, so
-    // GetContext copies it.
-    const bool more =
-        get_context->SaveValue(parsed, it->value(), &matched, &read_status,
-                               /*value_pinner=*/nullptr);
-    if (!read_status.ok()) {
-      return read_status;
+    // No pinner: GetContext copies the value.
+    const bool more = s.ok() && get_context->SaveValue(
+                                    parsed, entry.value, &matched, &read_status,
+                                    /*value_pinner=*/nullptr);
+    if (!s.ok() || !read_status.ok()) {
+      return s.ok() ? read_status : s;
     }
     if (!more) {
       break;
     }
   }
-  Status s = it->status();
-  if (read_options.read_tier == kBlockCacheTier && s.IsIncomplete()) {
-    get_context->MarkKeyMayExist();
-  }
-  return s;
+  return Status::OK();
 }
 
 Status HybridTableReader::VerifyChecksum(

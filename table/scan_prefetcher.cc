@@ -35,6 +35,9 @@ ScanPrefetcher::ScanPrefetcher(TableMediumValues* table, TableReader* inner,
       inner_(inner),
       hint_(hint),
       read_options_(WithoutAsyncIO(read_options)),
+      visible_seq_(read_options.snapshot != nullptr
+                       ? read_options.snapshot->GetSequenceNumber()
+                       : kMaxSequenceNumber),
       scan_async_io_(read_options.async_io),
       medium_read_options_(read_options),
       prefix_extractor_(prefix_extractor),
@@ -238,10 +241,6 @@ void ScanPrefetcher::Collect() {
   w.blobs.clear();
   w.medium.clear();
   w.collected_at.clear();
-  const SequenceNumber visible =
-      read_options_.snapshot != nullptr
-          ? read_options_.snapshot->GetSequenceNumber()
-          : kMaxSequenceNumber;
   const bool want_medium = WantsMedium();
   const bool with_blobs = ReadsBlobs();
   size_t n = 0;
@@ -251,7 +250,7 @@ void ScanPrefetcher::Collect() {
         BeyondEnd(parsed.user_key)) {
       break;
     }
-    if (parsed.type != kTypeBlobIndex || parsed.sequence > visible) {
+    if (parsed.type != kTypeBlobIndex || parsed.sequence > visible_seq_) {
       continue;
     }
     const Slice value = lookahead_->value();

@@ -181,6 +181,9 @@ class ScanPrefetcher {
   TableReader* const inner_;
   ScanLengthHint* const hint_;
   const ReadOptions read_options_;  // the lookahead keeps a reference to it
+  // The newest sequence number the scan sees, read when the scan starts: its
+  // snapshot may be released while the iterator lives.
+  const SequenceNumber visible_seq_;
   const bool scan_async_io_;        // the scan's own ReadOptions::async_io
   const MediumReadOptions medium_read_options_;
   const SliceTransform* const prefix_extractor_;

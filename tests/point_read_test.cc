@@ -25,6 +25,8 @@
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/statistics.h"
+#include "rocksdb/wide_columns.h"
 #include "test_util.h"
 #include "utilities/merge_operators.h"
 
@@ -285,6 +287,156 @@ TEST_F(PointReadTest, MultiGetAgreesWithGetOverEveryKindOfEntry) {
   db_->ReleaseSnapshot(before);
 }
 
+// Entries a probe can answer itself: plain values and deletions of a table
+// that holds pointers (mix of small, medium and large values, deleted keys,
+// wide-column entities). Each Get takes one data-block lookup, not a probe
+// and an iterator; every answer matches what the entry says.
+TEST(PointReadSmallTest, ProbeAnswersPlainValuesAndDeletionsInOneLookup) {
+  test::ScratchDir dir("pointread-small");
+  Options options = PointReadOptions();
+  options.statistics = CreateDBStatistics();
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  const std::string small_value = "tiny";
+  for (int i = 0; i < kKeys; ++i) {
+    Status s;
+    switch (i % 5) {
+      case 0:
+        s = db->Put(WriteOptions(), Key(i), small_value + std::to_string(i));
+        break;
+      case 1:
+        s = db->Put(WriteOptions(), Key(i), Medium(i, 1));
+        break;
+      case 2:
+        s = db->Delete(WriteOptions(), Key(i));
+        break;
+      case 3:  // an entity of the default column alone reads as plain
+        s = db->PutEntity(WriteOptions(), db->DefaultColumnFamily(), Key(i),
+                          {{kDefaultWideColumnName, "only" + Key(i)}});
+        break;
+      default:
+        s = db->PutEntity(
+            WriteOptions(), db->DefaultColumnFamily(), Key(i),
+            {{kDefaultWideColumnName, "d" + Key(i)}, {"other", "o" + Key(i)}});
+    }
+    ASSERT_OK(s);
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_GT(test::ScanAllSstsRaw(dir.path()).pointer_entries, 0u);
+  for (int i = 0; i < kKeys; ++i) {
+    std::string value;
+    Status s = db->Get(ReadOptions(), Key(i), &value);
+    PinnableWideColumns columns;
+    Status se = db->GetEntity(ReadOptions(), db->DefaultColumnFamily(), Key(i),
+                              &columns);
+    switch (i % 5) {
+      case 0:
+        ASSERT_OK(s);
+        EXPECT_EQ(value, small_value + std::to_string(i));
+        break;
+      case 1:
+        ASSERT_OK(s);
+        EXPECT_EQ(value, Medium(i, 1));
+        break;
+      case 2:
+        EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+        EXPECT_TRUE(se.IsNotFound()) << se.ToString();
+        continue;
+      case 3:
+        ASSERT_OK(s);
+        EXPECT_EQ(value, "only" + Key(i));
+        break;
+      default:
+        ASSERT_OK(s);
+        EXPECT_EQ(value, "d" + Key(i));
+        ASSERT_OK(se);
+        ASSERT_EQ(columns.columns().size(), 2u) << i;
+        EXPECT_EQ(columns.columns()[1].value(), "o" + Key(i));
+        continue;
+    }
+    ASSERT_OK(se);
+    ASSERT_EQ(columns.columns().size(), 1u) << i;
+    EXPECT_EQ(columns.columns()[0].value(), value);
+  }
+  // One data-block lookup per Get of a plain value or a deletion: the probe
+  // answered, and no iterator looked again.
+  for (int kind : {0, 2, 3}) {
+    ASSERT_OK(options.statistics->Reset());
+    int gets = 0;
+    for (int i = kind; i < kKeys; i += 5, ++gets) {
+      std::string value;
+      Status s = db->Get(ReadOptions(), Key(i), &value);
+      ASSERT_TRUE(s.ok() || s.IsNotFound()) << s.ToString();
+    }
+    const uint64_t lookups =
+        options.statistics->getTickerCount(BLOCK_CACHE_DATA_HIT) +
+        options.statistics->getTickerCount(BLOCK_CACHE_DATA_MISS);
+    EXPECT_EQ(lookups, static_cast<uint64_t>(gets)) << "kind " << kind;
+  }
+}
+
+// A merge operand over a pointer in the same table takes the iterator path.
+// With async_io, the iterator's first Seek over a block not in the cache
+// (fill_cache=false keeps the probe's read out of it) only starts a read: the
+// lookup must still answer, not return TryAgain.
+TEST_F(PointReadTest, MergeOverPointerReadsWithAsyncIO) {
+  const Snapshot* snapshot = db_->GetSnapshot();
+  for (int i = 1; i < kKeys; i += 3) {  // medium keys
+    ASSERT_OK(db_->Merge(WriteOptions(), Key(i), "m"));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ColumnFamilyMetaData meta;
+  db_->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> files;
+  for (int level : {0, 1}) {
+    for (const auto& f : meta.levels[level].files) files.push_back(f.name);
+  }
+  ASSERT_OK(db_->CompactFiles(CompactionOptions(), files, 1));
+  db_->ReleaseSnapshot(snapshot);
+  ReadOptions ro;
+  ro.async_io = true;
+  ro.fill_cache = false;
+  for (int i = 1; i < kKeys; i += 3) {
+    std::string v;
+    ASSERT_OK(db_->Get(ro, Key(i), &v)) << i;
+    ASSERT_EQ(v, Medium(i, 1) + ",m") << i;
+  }
+}
+
+// With a row cache, TableCache::MultiGet stores each key's replay log
+// whatever the key's own status. A merge operand over a pointer whose value
+// cannot be read (kBlockCacheTier, the medium block not cached) must leave
+// no partial answer there for a later Get to replay.
+TEST(PointReadRowCacheTest, FailedMultiGetLeavesNoPartialRowCacheEntry) {
+  test::ScratchDir dir("pointread-rowcache");
+  Options options = PointReadOptions();
+  options.row_cache = NewLRUCache(8 << 20);
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  const std::string key = "merged";
+  ASSERT_OK(db->Put(WriteOptions(), key, Medium(1, 1)));
+  ASSERT_OK(db->Put(WriteOptions(), "merged-neighbour", "tiny"));
+  const Snapshot* snapshot = db->GetSnapshot();
+  ASSERT_OK(db->Merge(WriteOptions(), key, "m"));
+  ASSERT_OK(db->Flush(FlushOptions()));  // both in one table of pointers
+  db->ReleaseSnapshot(snapshot);
+  ASSERT_GT(test::ScanAllSstsRaw(dir.path()).pointer_entries, 0u);
+  // The table's one data block in the cache, the medium value not.
+  std::string neighbour;
+  ASSERT_OK(db->Get(ReadOptions(), "merged-neighbour", &neighbour));
+  ReadOptions cache_only;
+  cache_only.read_tier = kBlockCacheTier;
+  std::vector<Slice> keys{key};
+  std::vector<std::string> values;
+  std::vector<Status> statuses = db->MultiGet(cache_only, keys, &values);
+  EXPECT_TRUE(statuses[0].IsIncomplete()) << statuses[0].ToString();
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), key, &v));
+  EXPECT_EQ(v, Medium(1, 1) + ",m");
+}
+
 // Counts the read requests that reach .medium files.
 class MediumReadCountingFs : public FileSystemWrapper {
  public:
@@ -381,6 +533,47 @@ TEST(PointReadBatchTest, MultiGetBatchesMediumReads) {
               keys.size(), reads[0], reads[1]);
   EXPECT_GE(reads[0], keys.size() / 2);
   EXPECT_LE(reads[1], 4u);
+}
+
+// A pointer that a range tombstone in its own table covers is deleted: the
+// Get answers NotFound without reading the value.
+TEST(PointReadCoveredTest, CoveredPointerIsNotRead) {
+  test::ScratchDir dir("pointread-covered");
+  auto fs = std::make_shared<MediumReadCountingFs>();
+  std::unique_ptr<Env> env = NewCompositeEnv(fs);
+  Options options = PointReadOptions();
+  options.env = env.get();
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; i < kKeys; ++i) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, 1)));
+    }
+    // The snapshot keeps the covered pointers through the flush, in the
+    // table that holds the tombstone.
+    const Snapshot* snapshot = db->GetSnapshot();
+    ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(),
+                              Key(100), Key(200)));
+    ASSERT_OK(db->Flush(FlushOptions()));
+    db->ReleaseSnapshot(snapshot);
+  }
+  DB* raw = nullptr;  // reopened with a cold block cache
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  ASSERT_GT(test::ScanAllSstsRaw(dir.path()).pointer_entries, 150u);
+  uint64_t start = fs->reads();
+  for (int i = 100; i < 200; i += 7) {
+    std::string v;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    EXPECT_TRUE(s.IsNotFound()) << i << ": " << s.ToString();
+  }
+  EXPECT_EQ(fs->reads() - start, 0u);
+  start = fs->reads();
+  std::string v;
+  ASSERT_OK(db->Get(ReadOptions(), Key(300), &v));
+  EXPECT_EQ(v, Medium(300, 1));
+  EXPECT_GT(fs->reads() - start, 0u);  // what the count above would show
 }
 
 }  // namespace
