@@ -180,7 +180,8 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
     if (!s.ok()) return s;
     aliases->push_back(alias);
     LiveFileStorageInfo entry;
-    s = MediumFileEntry(root, found.dir, number, AliasName(number), &entry);
+    s = MediumFileEntry(root, found.dir, number, AliasName(number),
+                        opts.include_checksum_info, &entry);
     if (!s.ok()) return s;
     files->push_back(std::move(entry));
   }

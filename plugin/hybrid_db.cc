@@ -19,7 +19,9 @@ Status HybridDB::GetLiveFilesStorageInfo(
   Status s = db_->GetRootDB()->GetLiveFilesStorageInfo(opts, files);
   HybridKVFiles found;
   if (s.ok()) s = FindHybridKVFiles(db_, *files, &found);
-  if (s.ok()) s = AppendHybridKVFiles(db_, found, files);
+  if (s.ok()) {
+    s = AppendHybridKVFiles(db_, found, opts.include_checksum_info, files);
+  }
   return s;
 }
 
@@ -41,7 +43,8 @@ Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
   s = FindHybridKVFiles(db_, GetName(), ssts, &found);
   if (!s.ok()) return s;
   std::vector<LiveFileStorageInfo> entries;
-  s = AppendHybridKVFiles(db_, found, &entries);
+  s = AppendHybridKVFiles(db_, found, /*include_checksum_info=*/false,
+                          &entries);
   for (const LiveFileStorageInfo& e : entries) {
     files.push_back("/" + e.relative_filename);
   }

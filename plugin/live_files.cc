@@ -60,25 +60,29 @@ Status FindHybridKVFiles(DB* db,
 
 Status MediumFileEntry(DB* db, const std::string& dir, uint64_t number,
                        const std::string& relative_filename,
-                       LiveFileStorageInfo* entry) {
+                       bool include_checksum_info, LiveFileStorageInfo* entry) {
   entry->relative_filename = relative_filename;
   entry->directory = dir;
   entry->file_number = number;
   entry->file_type = kBlobFile;
   entry->temperature = Temperature::kUnknown;
-  entry->file_checksum = kUnknownFileChecksum;
-  entry->file_checksum_func_name = kUnknownFileChecksumFuncName;
+  if (include_checksum_info) {
+    entry->file_checksum = kUnknownFileChecksum;
+    entry->file_checksum_func_name = kUnknownFileChecksumFuncName;
+  }
   return db->GetEnv()->GetFileSystem()->GetFileSize(
       dir + "/" + relative_filename, IOOptions(), &entry->size, nullptr);
 }
 
 Status AppendHybridKVFiles(DB* db, const HybridKVFiles& found,
+                           bool include_checksum_info,
                            std::vector<LiveFileStorageInfo>* files) {
   for (uint64_t number : found.medium_numbers) {
     LiveFileStorageInfo entry;
     const std::string path = MediumFileName(found.dir, number);
     Status s = MediumFileEntry(db, found.dir, number,
-                               path.substr(found.dir.size() + 1), &entry);
+                               path.substr(found.dir.size() + 1),
+                               include_checksum_info, &entry);
     if (!s.ok()) {
       return Status::Corruption("HybridKV: medium file " + path +
                                 " is referenced by a listed SST but cannot be "
@@ -89,7 +93,8 @@ Status AppendHybridKVFiles(DB* db, const HybridKVFiles& found,
   }
   if (found.has_secret) {
     LiveFileStorageInfo entry;
-    Status s = MediumFileEntry(db, found.dir, 0, kSecretFileName, &entry);
+    Status s = MediumFileEntry(db, found.dir, 0, kSecretFileName,
+                               include_checksum_info, &entry);
     if (!s.ok()) return s;
     entry.file_type = kIdentityFile;
     files->push_back(std::move(entry));

@@ -47,14 +47,18 @@ Status FindHybridKVFiles(DB* db,
 
 // An entry of RocksDB's list for medium file `number` of `dir`, under the name
 // `relative_filename`. Medium files are listed as kBlobFile: immutable data
-// files, as blob files are to a copy tool. The size is read now.
+// files, as blob files are to a copy tool. The size is read now. With
+// `include_checksum_info`, the checksum is unknown, as RocksDB lists files it
+// has no checksum of; without, those fields stay empty, as Checkpoint's copy
+// path requires.
 Status MediumFileEntry(DB* db, const std::string& dir, uint64_t number,
                        const std::string& relative_filename,
-                       LiveFileStorageInfo* entry);
+                       bool include_checksum_info, LiveFileStorageInfo* entry);
 
 // `found` as entries of RocksDB's list under their own names; the secret is
 // listed as kIdentityFile (small, written once, keys the DB).
 Status AppendHybridKVFiles(DB* db, const HybridKVFiles& found,
+                           bool include_checksum_info,
                            std::vector<LiveFileStorageInfo>* files);
 
 }  // namespace hybridkv

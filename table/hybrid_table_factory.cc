@@ -194,6 +194,17 @@ Status ValidateSupported(const DBOptions& db_opts,
         "writes medium values back inline legitimately produces other bytes "
         "than it read. Set paranoid_file_checks=false.");
   }
+  if (db_opts.compaction_service != nullptr) {
+    // A remote compaction writes its outputs in another directory, where the
+    // builder finds no DB secret (so pointers would be copied as plain
+    // values), and the primary installs them by renaming, with no table-file
+    // event for the listener (so their references would never be counted).
+    return Status::NotSupported(
+        "HybridTable does not support compaction_service (remote "
+        "compaction) yet: remote outputs would carry medium pointers as plain "
+        "values and their references would not be tracked. Unset "
+        "compaction_service.");
+  }
   if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
     return Status::NotSupported(
         "HybridTable does not support several db_paths or cf_paths yet: medium "
@@ -366,7 +377,7 @@ Status HybridTableFactory::NewTableReader(
   if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
     context.block_cache = bbto->block_cache;
   }
-  state->builds().SetFileSystem(fs, io.sst_file_manager);
+  state->tracker().SetFileSystemIfUnset(fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     if (options_.scan_prefetch) {

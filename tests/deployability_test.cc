@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -202,6 +203,38 @@ TEST(DeployabilityTest, HandleAndHybridCheckpointListTheSameFiles) {
   auto copy = OpenRaw(options, dir.Sub("ckpt"));
   ASSERT_NE(copy, nullptr);
   VerifyCopy(copy.get(), 2000);
+}
+
+// The handle lists medium files and the secret as RocksDB lists its own
+// files: checksum fields only when asked for (Checkpoint's copy path asserts
+// that they are empty otherwise), and then "unknown".
+TEST(DeployabilityTest, HandleListsChecksumFieldsOnlyWhenAsked) {
+  test::ScratchDir dir("list-checksums");
+  Options options = test::SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  auto db = OpenHandle(options, dir.Sub("db"));
+  LoadBase(db.get(), 2000);
+  for (bool with_checksums : {false, true}) {
+    LiveFilesStorageInfoOptions opts;
+    opts.include_checksum_info = with_checksums;
+    opts.wal_size_for_flush = std::numeric_limits<uint64_t>::max();
+    std::vector<LiveFileStorageInfo> files;
+    ASSERT_OK(db->GetLiveFilesStorageInfo(opts, &files));
+    int hybridkv_entries = 0;
+    for (const LiveFileStorageInfo& f : files) {
+      const bool ours =
+          f.relative_filename == "HYBRIDKV-SECRET" ||
+          f.relative_filename.find(".medium") != std::string::npos;
+      if (!ours) continue;
+      hybridkv_entries++;
+      EXPECT_EQ(f.file_checksum_func_name,
+                with_checksums ? kUnknownFileChecksumFuncName : "")
+          << f.relative_filename;
+      EXPECT_EQ(f.file_checksum, with_checksums ? kUnknownFileChecksum : "")
+          << f.relative_filename;
+    }
+    EXPECT_GT(hybridkv_entries, 1);
+  }
 }
 
 std::unique_ptr<BackupEngine> OpenBackupEngine(const std::string& dir) {

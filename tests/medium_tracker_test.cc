@@ -113,6 +113,57 @@ TEST(MediumFileTrackerTest, DeadRunsArePunchedAndFilesGoWithTheirLastSst) {
   EXPECT_FALSE(Exists(medium));
 }
 
+// An SST whose refs property this build cannot decode (a newer HybridKV
+// wrote it) and whose entries cannot be read either: its references are
+// unknown, so nothing is freed on the guess that it has none.
+TEST(MediumFileTrackerTest, UnknownReferencesFreeNothing) {
+  test::ScratchDir dir("tracker-unknown");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
+  tracker.AddSst(100, dir.Sub("000100.sst"),
+                 SstProperties(7, handles, 0, kRecords / 2));
+  tracker.AddSst(101, dir.Sub("000101.sst"),
+                 SstProperties(7, handles, kRecords / 2, kRecords));
+  tracker.EnsureSeeded();
+  ASSERT_TRUE(tracker.seeded());
+  const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
+  TableProperties future = SstProperties(7, handles, 0, kRecords);
+  future.user_collected_properties[kMediumRefsProperty] =
+      std::string("\x63\x01\x07", 3);  // version 99
+  tracker.AddSst(102, dir.Sub("000102.sst"), future);
+  EXPECT_FALSE(tracker.seeded());
+  tracker.RemoveSst(101);
+  tracker.RemoveSst(100);
+  ASSERT_TRUE(Exists(medium));
+  EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
+}
+
+// Table readers of other instances of the directory (a secondary, a
+// read-only DB, an SstFileReader) do not replace the file system and
+// SstFileManager that the primary's builders set; the first reader's serve
+// until a builder sets its own.
+class NamedFs : public FileSystemWrapper {
+ public:
+  NamedFs() : FileSystemWrapper(FileSystem::Default()) {}
+  const char* Name() const override { return "HybridKVTestNamedFs"; }
+};
+
+TEST(MediumFileTrackerTest, ReadersDoNotReplaceTheBuildersFileSystem) {
+  test::ScratchDir dir("tracker-fs");
+  MediumFileCache open_files;
+  std::shared_ptr<FileSystem> builders = std::make_shared<NamedFs>();
+  std::shared_ptr<FileSystem> readers = std::make_shared<NamedFs>();
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystemIfUnset(readers, nullptr);
+  EXPECT_EQ(tracker.file_system(), readers);
+  tracker.SetFileSystem(builders, nullptr);
+  tracker.SetFileSystemIfUnset(readers, nullptr);
+  EXPECT_EQ(tracker.file_system(), builders);
+}
+
 TEST(MediumFileTrackerTest, SeedingDeletesOnlyUnreferencedLeftovers) {
   test::ScratchDir dir("tracker-seed");
   const auto kept = WriteMediumFile(dir.path(), 7);

@@ -23,6 +23,12 @@ namespace {
 const char* kHybridString =
     "table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=8192}}";
 
+// Only there to be set: ValidateOptions must refuse any compaction service.
+class UnusedCompactionService : public CompactionService {
+ public:
+  const char* Name() const override { return "HybridKVTestUnusedService"; }
+};
+
 Status ParseCf(const std::string& opts, ColumnFamilyOptions* out) {
   ConfigOptions config;
   config.ignore_unknown_options = false;
@@ -334,6 +340,13 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
                                                  ColumnFamilyOptions(paranoid));
     EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
     EXPECT_NE(st.ToString().find("paranoid_file_checks"), std::string::npos);
+    Options remote;
+    ASSERT_OK(ConfigureOptions(&remote));
+    remote.compaction_service = std::make_shared<UnusedCompactionService>();
+    st = remote.table_factory->ValidateOptions(DBOptions(remote),
+                                               ColumnFamilyOptions(remote));
+    EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+    EXPECT_NE(st.ToString().find("compaction_service"), std::string::npos);
   }
   // A min_blob_size that overlaps the medium band, set by hand.
   Options options;

@@ -51,10 +51,7 @@ Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
                          const std::string& path, MediumRefs* refs) {
   std::unique_ptr<TableProperties> props;
   Status s = ReadSstProperties(fs, path, &props);
-  bool known = false;
-  if (s.ok()) s = GetMediumRefs(*props, refs, &known);
-  if (s.ok() && !known) s = ScanMediumRefs(fs, path, refs);
-  return s;
+  return s.ok() ? ReadMediumRefs(fs, path, *props, refs) : s;
 }
 
 uint64_t SstNumberOf(const std::string& path) {
@@ -73,6 +70,19 @@ void MediumFileTracker::SetFileSystem(
     const std::shared_ptr<FileSystem>& fs,
     const std::shared_ptr<SstFileManager>& sst_file_manager) {
   std::lock_guard<std::mutex> lock(mu_);
+  SetFileSystemLocked(fs, sst_file_manager);
+}
+
+void MediumFileTracker::SetFileSystemIfUnset(
+    const std::shared_ptr<FileSystem>& fs,
+    const std::shared_ptr<SstFileManager>& sst_file_manager) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fs_ == nullptr) SetFileSystemLocked(fs, sst_file_manager);
+}
+
+void MediumFileTracker::SetFileSystemLocked(
+    const std::shared_ptr<FileSystem>& fs,
+    const std::shared_ptr<SstFileManager>& sst_file_manager) {
   fs_ = fs;
   sst_file_manager_ = sst_file_manager;
   can_punch_ = fs != nullptr && CanPunchHoles(*fs);
@@ -178,11 +188,12 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     return;
   }
   MediumRefs refs;
-  bool known = false;
-  GetMediumRefs(props, &refs, &known).PermitUncheckedError();
-  if (!known) {  // not built by HybridKV: read its entries
-    ScanMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, &refs)
-        .PermitUncheckedError();
+  if (!ReadMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, props, &refs)
+           .ok()) {
+    // Its references are unknown: nothing may be freed on a guess until
+    // seeding, again at the next event, reads them from disk (and frees
+    // nothing while it cannot).
+    seeded_ = false;
   }
   RegisterLocked(sst_number, props.column_family_id, refs);
 }
@@ -326,14 +337,12 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
   }
   for (auto& [number, entry] : found) {
     const auto& [path, props] = entry;
-    MediumRefs refs;
-    bool known = false;
-    GetMediumRefs(*props, &refs, &known).PermitUncheckedError();
     // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
     // hold copied pointers. Without medium files there is nothing they could
     // point to.
-    if (!known && !mediums.empty()) {
-      Status s = ScanMediumRefs(fs, path, &refs);
+    MediumRefs refs;
+    if (!mediums.empty()) {
+      Status s = ReadMediumRefs(fs, path, *props, &refs);
       if (!s.ok()) {
         return s;  // retried at the next event; nothing is deleted meanwhile
       }

@@ -58,12 +58,19 @@ class MediumFileTracker : public BuildRegistry {
 
   // The file system to read SSTs and delete medium files through (the DB's
   // own), and the DB's SstFileManager, which rate-limits deletions as it does
-  // for SSTs when configured. The latest DB session's builders and readers set
-  // them; until then, the default file system and immediate deletion. The
-  // SstFileManager is held weakly: RocksDB closes a DB's own one with the DB.
+  // for SSTs when configured. The latest DB session's builders set them;
+  // until then, those of the first table reader, and before that the default
+  // file system and immediate deletion. Readers do not replace them: a
+  // secondary or read-only instance, or an SstFileReader, of the same
+  // directory would otherwise route the primary's deletions through its own
+  // file system and SstFileManager. The SstFileManager is held weakly:
+  // RocksDB closes a DB's own one with the DB.
   void SetFileSystem(
       const std::shared_ptr<FileSystem>& fs,
       const std::shared_ptr<SstFileManager>& sst_file_manager) override;
+  void SetFileSystemIfUnset(
+      const std::shared_ptr<FileSystem>& fs,
+      const std::shared_ptr<SstFileManager>& sst_file_manager);
   std::shared_ptr<FileSystem> file_system() const;
 
   // A builder of DB session `session_id` is writing SST `sst_number` and
@@ -116,6 +123,9 @@ class MediumFileTracker : public BuildRegistry {
   Space GetSpace();
 
  private:
+  void SetFileSystemLocked(
+      const std::shared_ptr<FileSystem>& fs,
+      const std::shared_ptr<SstFileManager>& sst_file_manager);
   struct SstEntry {
     uint32_t cf = 0;
     MediumRefs refs;

@@ -66,5 +66,12 @@ inline bool MayBeMediumPointer(const Slice& value) {
          static_cast<unsigned char>(value[0]) == kMediumPointerTag;
 }
 
+// True when `value` starts with a tag of the pointer format's magic nibble,
+// of any version: BlobDB's blob indexes start with a type below 3.
+inline bool HasMediumPointerMagic(const Slice& value) {
+  return !value.empty() && (static_cast<unsigned char>(value[0]) & 0xF0) ==
+                               (kMediumPointerTag & 0xF0);
+}
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -188,19 +188,39 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs) {
   MediumRefsRecorder recorder;
+  uint64_t unknown_pointers = 0;
   Status s = ForEachRawEntry(
-      fs, sst_path, [&recorder](const Slice& key, const Slice& value) {
+      fs, sst_path,
+      [&recorder, &unknown_pointers](const Slice& key, const Slice& value) {
+        if (ExtractValueType(key) != kTypeBlobIndex) return;
         MediumPointer p;
-        if (ExtractValueType(key) == kTypeBlobIndex &&
-            PeekMediumPointer(value, &p)) {
+        if (PeekMediumPointer(value, &p)) {
           recorder.AddRecord(p.file_number, p.handle.offset, p.handle.size);
+        } else if (HasMediumPointerMagic(value)) {
+          unknown_pointers++;  // another pointer format version
         }
       });
+  if (s.ok() && unknown_pointers != 0) {
+    s = Status::NotSupported(
+        "HybridKV: " + sst_path + " holds " + std::to_string(unknown_pointers) +
+        " medium pointers of a format this build cannot read; a newer "
+        "HybridKV wrote them. Open the DB with that version.");
+  }
   *refs = std::move(*recorder.refs());
   for (auto& entry : *refs) {
     NormalizeRuns(&entry.second.runs, kMediumRunMergeGap);
   }
   return s;
+}
+
+Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, const TableProperties& props,
+                      MediumRefs* refs) {
+  bool known = false;
+  if (GetMediumRefs(props, refs, &known).ok() && known) {
+    return Status::OK();
+  }
+  return ScanMediumRefs(fs, sst_path, refs);
 }
 
 }  // namespace hybridkv

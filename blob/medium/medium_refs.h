@@ -101,6 +101,14 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs);
 
+// The references of the SST at `sst_path`, whose properties are `props`:
+// from its refs property, or by ScanMediumRefs when it has none, or one this
+// build cannot decode (written by a newer HybridKV, or damaged). An error
+// means they are unknown, and nothing they might cover may be freed.
+Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, const TableProperties& props,
+                      MediumRefs* refs);
+
 // Creates the refs collector of one builder; add it to the builder's internal
 // collectors. The builder records each pointer it writes in `*refs`, which
 // outlives the collector, and the collector writes them to the property: the
