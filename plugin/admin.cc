@@ -8,10 +8,12 @@
 
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/hybrid_db.h"
 #include "rocksdb/file_system.h"
+#include "rocksdb/metadata.h"
 #include "rocksdb/utilities/checkpoint.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -20,6 +22,24 @@ namespace {
 
 bool IsHybridKVFile(const std::string& name) {
   return name == kSecretFileName || MediumNumberOf(name) != 0;
+}
+
+// The medium pointers `db`'s live SSTs hold, read from each SST itself: the
+// medium-file tracker knows them only once it has seeded, at the first flush
+// or compaction of the session.
+Status CountLivePointers(DB* db, uint64_t* pointers) {
+  std::vector<LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
+  *pointers = 0;
+  for (const LiveFileMetaData& f : files) {
+    MediumRefs refs;
+    Status s =
+        ReadSstMediumRefs(fs, f.directory + "/" + f.relative_filename, &refs);
+    if (!s.ok()) return s;
+    for (const auto& [number, ref] : refs) *pointers += ref.pointers;
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -39,6 +59,14 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   // back inline, so a full compaction of each column family leaves no pointer.
   std::vector<ColumnFamilyDescriptor> inline_all = families;
   for (ColumnFamilyDescriptor& family : inline_all) {
+    if (family.options.compaction_style == kCompactionStyleFIFO) {
+      return Status::NotSupported(
+          "HybridKV: ConvertToStockDB cannot convert column family " +
+          family.name +
+          ": FIFO compaction never rewrites SSTs, so their medium pointers "
+          "cannot be written back inline. Copy its data into a column family "
+          "with level or universal compaction first.");
+    }
     const std::shared_ptr<TableFactory>& factory = family.options.table_factory;
     const HybridTableOptions* hybrid =
         factory ? factory->GetOptions<HybridTableOptions>() : nullptr;
@@ -61,8 +89,8 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   uint64_t pointers = 0;
   if (s.ok()) {
     s = db->WaitForCompact(WaitForCompactOptions());
-    GetHybridKVProperty(db.get(), kPropertyMediumPointers, &pointers);
   }
+  if (s.ok()) s = CountLivePointers(db.get(), &pointers);
   if (s.ok() && pointers != 0) {
     s = Status::Incomplete(
         "HybridKV: " + std::to_string(pointers) +

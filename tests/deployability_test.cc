@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <random>
@@ -690,6 +691,33 @@ TEST(DeployabilityTest, ConvertToStockDBLeavesADbStockRocksDBReads) {
 // DB::OpenAsFollower: RocksDB's OnDemandFileSystem serves random reads only
 // for table files, so a follower cannot read medium files; it is refused at
 // open, saying why and what to use instead.
+// FIFO compaction never rewrites an SST, so pointers cannot be written back
+// inline: ConvertToStockDB refuses, naming why, and leaves the DB as it was
+// (it once counted pointers only once the tracker had seeded, found none,
+// and deleted every medium file).
+TEST(DeployabilityTest, ConvertToStockDBRefusesFifoAndKeepsTheData) {
+  test::ScratchDir dir("convert-fifo");
+  Options options = test::SmallLsmOptions();
+  options.compaction_style = kCompactionStyleFIFO;
+  options.max_open_files = -1;  // FIFO's requirement
+  {
+    auto db = OpenRaw(options, dir.Sub("db"));
+    LoadBase(db.get(), 2000);
+  }
+  // A copy of the closed DB: its directory is new to this process, as any
+  // directory is to a new process, so nothing is known of it until an event.
+  std::filesystem::copy(dir.Sub("db"), dir.Sub("copy"));
+  const auto mediums = test::FilesWithSuffix(dir.Sub("copy"), ".medium");
+  ASSERT_FALSE(mediums.empty());
+  Status s = ConvertToStockDB(options, dir.Sub("copy"));
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("FIFO"), std::string::npos) << s.ToString();
+  EXPECT_EQ(test::FilesWithSuffix(dir.Sub("copy"), ".medium"), mediums);
+  auto db = OpenRaw(options, dir.Sub("copy"));
+  ASSERT_NE(db, nullptr);
+  VerifyCopy(db.get(), 2000);
+}
+
 TEST(DeployabilityTest, FollowerIsRefusedAtOpenSayingWhy) {
   test::ScratchDir dir("follower");
   Options options = test::SmallLsmOptions();
