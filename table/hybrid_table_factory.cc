@@ -396,6 +396,23 @@ Status HybridTableFactory::NewTableReader(
   }
   auto reader = std::make_unique<HybridTableReader>(std::move(inner_reader),
                                                     std::move(context));
+  // A DB opens its tables in its column family's directory. A table with
+  // pointers read from anywhere else is the source of an import
+  // (CreateColumnFamilyWithImport) or an ingestion: the copy RocksDB would
+  // install points into medium files that no reference counts it among
+  // their readers, so they could be freed under it. (Standalone readers,
+  // such as SstFileReader, have no column family paths.)
+  if (reader->has_medium_refs() && !io.cf_paths.empty() &&
+      dir != io.cf_paths.front().path) {
+    return Status::NotSupported(
+        "HybridKV: " + sst_path +
+        " holds medium pointers and is outside the column family's "
+        "directory " +
+        io.cf_paths.front().path +
+        ": importing or ingesting such an SST is not supported, even into the "
+        "DB that wrote it (its medium files would not count it as a reader). "
+        "Copy the data with an iterator and writes instead.");
+  }
   s = reader->HoldMediumFiles(sst_path);
   if (s.ok()) *table_reader = std::move(reader);
   return s;

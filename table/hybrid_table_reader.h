@@ -113,6 +113,8 @@ class HybridTableReader : public TableReader {
     inner_->MarkObsolete(uncache_aggressiveness);
   }
 
+  // Whether this table may hold pointers (TableMediumValues).
+  bool has_medium_refs() const { return values_.has_medium_refs(); }
   // TableMediumValues::HoldMediumFiles, for this table.
   Status HoldMediumFiles(const std::string& sst_path) {
     return values_.HoldMediumFiles(sst_path);
