@@ -8,6 +8,7 @@
 
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
@@ -129,6 +130,7 @@ Status DestroyDB(const std::string& name, const Options& options) {
   if (!s.ok()) {
     return s;
   }
+  DbStateFor(name)->tracker().Forget();
   const std::shared_ptr<FileSystem>& fs = options.env->GetFileSystem();
   std::vector<std::string> children;
   if (!fs->GetChildren(name, IOOptions(), &children, nullptr).ok()) {

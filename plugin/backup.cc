@@ -342,6 +342,10 @@ Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
   Status s = CheckComplete(engine, backup_id, &metadata);
   if (s.ok()) {
     s = engine->RestoreDBFromBackup(options, backup_id, db_dir, wal_dir);
+    // What this process knew of the directory's files is of the DB the
+    // restore replaced: a reopened DB that deleted an SST before its first
+    // flush or compaction would otherwise free medium files by it.
+    DbStateFor(db_dir)->tracker().Forget();
   }
   if (s.ok()) {
     s = FinishRestore(metadata, db_dir, db_env->GetFileSystem());

@@ -22,6 +22,8 @@
 #include "file/file_util.h"
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/sst_file_manager.h"
@@ -351,6 +353,31 @@ struct DbWithBackups {
   std::unique_ptr<DB> db;
   std::unique_ptr<BackupEngine> engine;
 };
+
+// A restore replaces the directory's files while no DB has it open: what
+// this process knew of them (the medium-file tracker of the directory) is
+// forgotten, to be learned again from the restored files, not trusted until
+// the reopened DB's first flush or compaction.
+TEST(DeployabilityTest, RestoreIntoTheSameDirectoryForgetsItsOldFiles) {
+  test::ScratchDir dir("restore-in-place");
+  Options options = test::SmallLsmOptions();
+  auto engine = OpenBackupEngine(dir.Sub("backups"));
+  {
+    auto db = OpenHandle(options, dir.Sub("db"));
+    LoadBase(db.get(), 2000);
+    ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
+    CompactSourceAway(db.get());
+  }
+  MediumFileTracker& tracker = DbStateFor(dir.Sub("db"))->tracker();
+  ASSERT_TRUE(tracker.seeded());
+  ASSERT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("db"),
+                                                dir.Sub("db")));
+  EXPECT_FALSE(tracker.seeded());
+  EXPECT_EQ(tracker.LivePointers(), 0u);  // nothing registered
+  auto db = OpenRaw(options, dir.Sub("db"));
+  ASSERT_NE(db, nullptr);
+  VerifyCopy(db.get(), 2000);
+}
 
 TEST(DeployabilityTest, StockBackupIsRefusedAtRestoreNamingTheMissingFiles) {
   DbWithBackups t("stockbackup");

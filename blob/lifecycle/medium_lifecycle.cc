@@ -144,6 +144,11 @@ void MediumFileTracker::MediumFileWritten(const std::string& path) {
   if (number != 0) AccountLocked(number);
 }
 
+void MediumFileTracker::Forget() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ForgetLocked();
+}
+
 void MediumFileTracker::ForgetLocked() {
   open_files_->Clear();
   deferred_.clear();

@@ -102,6 +102,11 @@ class MediumFileTracker : public BuildRegistry {
 
   bool seeded() const;
 
+  // Forgets everything known of the directory's SSTs and medium files, to
+  // learn it again by seeding: for a directory whose files were replaced
+  // while no DB had it open (a restore into it, DestroyDB).
+  void Forget();
+
   // The references of SST `sst_number` when it is registered.
   bool RefsOf(uint64_t sst_number, MediumRefs* refs) const;
   // Pointers held by the registered SSTs: the medium values not yet written
