@@ -46,6 +46,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
 
 HybridIterator::~HybridIterator() {
   ReleaseValue();
+  ReleaseKey();
   if (inner_in_arena_) {
     inner_->~InternalIterator();
   } else {
@@ -68,8 +69,20 @@ void HybridIterator::ReleaseValue() {
   resolved_ = false;
 }
 
+void HybridIterator::ReleaseKey() {
+  // As ReleaseValue: a pinned key outlives the move while pinning lasts.
+  if (pinned_key_ != nullptr && pinned_iters_mgr_ != nullptr &&
+      pinned_iters_mgr_->PinningEnabled()) {
+    pinned_iters_mgr_->PinPtr(pinned_key_.release(), [](void* p) {
+      delete static_cast<std::string*>(p);
+    });
+  }
+  pinned_key_.reset();
+}
+
 void HybridIterator::Update() {
   ReleaseValue();
+  ReleaseKey();
   is_pointer_ = false;
   status_ = Status::OK();
   if (!inner_->Valid() || ExtractValueType(inner_->key()) != kTypeBlobIndex) {
@@ -86,8 +99,19 @@ void HybridIterator::Update() {
   }
   is_pointer_ = true;
   const Slice key = inner_->key();
-  key_buffer_.assign(key.data(), key.size());
-  UpdateInternalKey(&key_buffer_, GetInternalKeySeqno(key), kTypeValue);
+  // With pinning (ReadOptions::pin_data), a caller keeps the key's slice
+  // past the next move when IsKeyPinned() says so, as it may for the inner
+  // key: the copy lives as long as the pinned data.
+  key_pinned_ = pinned_iters_mgr_ != nullptr &&
+                pinned_iters_mgr_->PinningEnabled() && inner_->IsKeyPinned();
+  std::string* rewritten = &key_buffer_;
+  if (key_pinned_) {
+    pinned_key_.reset(new std::string());
+    rewritten = pinned_key_.get();
+  }
+  rewritten->assign(key.data(), key.size());
+  UpdateInternalKey(rewritten, GetInternalKeySeqno(key), kTypeValue);
+  key_ = rewritten;
   if (mode_ == Mode::kPointer) {
     // Only HybridKV's builders write pointer entries (kTypeBlobIndex with the
     // pointer tag), and the table's secret was found under its DB id, so all
@@ -173,7 +197,7 @@ bool HybridIterator::NextAndGetResult(IterateResult* result) {
     return false;
   }
   if (is_pointer_) {
-    result->key = key_buffer_;
+    result->key = *key_;
     result->value_prepared = mode_ == Mode::kPointer || resolved_;
   }
   return true;

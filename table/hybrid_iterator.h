@@ -77,7 +77,7 @@ class HybridIterator : public InternalIterator {
     Update();
   }
   Slice key() const override {
-    return is_pointer_ ? Slice(key_buffer_) : inner_->key();
+    return is_pointer_ ? Slice(*key_) : inner_->key();
   }
   uint64_t write_unix_time() const override {
     return inner_->write_unix_time();
@@ -98,13 +98,13 @@ class HybridIterator : public InternalIterator {
     pinned_iters_mgr_ = pinned_iters_mgr;
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  // Rewritten keys live in a buffer that the next move overwrites. A resolved
-  // value is owned by the iterator until it moves; if the caller's
-  // PinnedIteratorsManager has pinning enabled then (DBIter enables it to
-  // iterate backwards), the value is handed to the manager instead of being
+  // A rewritten key is pinned when the inner key is and the caller pins
+  // (Update). A resolved value is owned by the iterator until it moves; if the
+  // caller's PinnedIteratorsManager has pinning enabled then (DBIter enables it
+  // to iterate backwards), the value is handed to the manager instead of being
   // freed, as BlockBasedTable's iterator does with its blocks.
   bool IsKeyPinned() const override {
-    return !is_pointer_ && inner_->IsKeyPinned();
+    return is_pointer_ ? key_pinned_ : inner_->IsKeyPinned();
   }
   bool IsValuePinned() const override {
     if (is_pointer_ && mode_ == Mode::kResolve) {
@@ -133,6 +133,7 @@ class HybridIterator : public InternalIterator {
   void ReleaseValue();
   bool Resolve();
   Slice MacKey() const;
+  void ReleaseKey();
 
   InternalIterator* const inner_;
   const bool inner_in_arena_;
@@ -150,7 +151,14 @@ class HybridIterator : public InternalIterator {
   bool resolved_ = false;
 
   MediumPointer pointer_;
+  // A pointer entry's key, rewritten to a value's: key_buffer_, which the
+  // next move overwrites, or, while the caller pins and the inner key is
+  // pinned (key_pinned_), pinned_key_, handed to the PinnedIteratorsManager
+  // on the next move.
   std::string key_buffer_;
+  std::unique_ptr<std::string> pinned_key_;
+  const std::string* key_ = &key_buffer_;
+  bool key_pinned_ = false;
   std::unique_ptr<std::string> value_;  // the resolved value, while positioned
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
   std::shared_ptr<CompactionScope> scope_;      // kPointer only
