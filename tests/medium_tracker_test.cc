@@ -69,20 +69,26 @@ bool Exists(const std::string& path) {
   return Env::Default()->FileExists(path).ok();
 }
 
+// Registers SST 100, pointing to the first half of `handles` (medium file
+// 7), and SST 101, pointing to the second, and seeds.
+void RegisterHalves(MediumFileTracker* tracker, const test::ScratchDir& dir,
+                    const std::vector<MediumRecordHandle>& handles) {
+  tracker->SetFileSystem(FileSystem::Default(), nullptr);
+  tracker->AddSst(100, dir.Sub("000100.sst"),
+                  SstProperties(7, handles, 0, kRecords / 2));
+  tracker->AddSst(101, dir.Sub("000101.sst"),
+                  SstProperties(7, handles, kRecords / 2, kRecords));
+  tracker->EnsureSeeded();
+  ASSERT_TRUE(tracker->seeded());
+}
+
 TEST(MediumFileTrackerTest, DeadRunsArePunchedAndFilesGoWithTheirLastSst) {
   test::ScratchDir dir("tracker");
   const auto handles = WriteMediumFile(dir.path(), 7);
   const std::string medium = MediumFileName(dir.path(), 7);
   MediumFileCache open_files;
   MediumFileTracker tracker(dir.path(), &open_files);
-  tracker.SetFileSystem(FileSystem::Default(), nullptr);
-  // SST 100 points to the first half, SST 101 to the second.
-  tracker.AddSst(100, dir.Sub("000100.sst"),
-                 SstProperties(7, handles, 0, kRecords / 2));
-  tracker.AddSst(101, dir.Sub("000101.sst"),
-                 SstProperties(7, handles, kRecords / 2, kRecords));
-  tracker.EnsureSeeded();
-  ASSERT_TRUE(tracker.seeded());
+  RegisterHalves(&tracker, dir, handles);
   ASSERT_TRUE(Exists(medium));
   const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
   MediumFileTracker::Space space = tracker.GetSpace();
@@ -122,13 +128,7 @@ TEST(MediumFileTrackerTest, UnknownReferencesFreeNothing) {
   const std::string medium = MediumFileName(dir.path(), 7);
   MediumFileCache open_files;
   MediumFileTracker tracker(dir.path(), &open_files);
-  tracker.SetFileSystem(FileSystem::Default(), nullptr);
-  tracker.AddSst(100, dir.Sub("000100.sst"),
-                 SstProperties(7, handles, 0, kRecords / 2));
-  tracker.AddSst(101, dir.Sub("000101.sst"),
-                 SstProperties(7, handles, kRecords / 2, kRecords));
-  tracker.EnsureSeeded();
-  ASSERT_TRUE(tracker.seeded());
+  RegisterHalves(&tracker, dir, handles);
   const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
   TableProperties future = SstProperties(7, handles, 0, kRecords);
   future.user_collected_properties[kMediumRefsProperty] =

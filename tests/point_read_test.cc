@@ -85,6 +85,18 @@ class PointReadTest : public testing::Test {
     return s.ok() ? v : s.ToString();
   }
   std::string Expected1(int i) { return i % 3 == 0 ? Large(i) : Medium(i, 1); }
+  // Flushes, then compacts L0 and L1 together into L1: a snapshot the caller
+  // holds keeps the older versions in the same tables of pointers.
+  void FlushIntoL1() {
+    ASSERT_OK(db_->Flush(FlushOptions()));
+    ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(&meta);
+    std::vector<std::string> files;
+    for (int level : {0, 1}) {
+      for (const auto& f : meta.levels[level].files) files.push_back(f.name);
+    }
+    ASSERT_OK(db_->CompactFiles(CompactionOptions(), files, 1));
+  }
 
   test::ScratchDir dir_{"pointread"};
   std::unique_ptr<DB> db_;
@@ -182,15 +194,7 @@ TEST_F(PointReadTest, ReadCallbacksSeeOlderPointers) {
   for (int i = 0; i < kKeys; ++i) {           // compaction below
     ASSERT_OK(db_->Put(WriteOptions(), Key(i), Medium(i, 3)));
   }
-  ASSERT_OK(db_->Flush(FlushOptions()));
-  ColumnFamilyMetaData meta;
-  db_->GetColumnFamilyMetaData(&meta);
-  std::vector<std::string> files;
-  for (int level : {0, 1}) {
-    for (const auto& f : meta.levels[level].files) files.push_back(f.name);
-  }
-  // Both versions in the same L1 tables of pointers.
-  ASSERT_OK(db_->CompactFiles(CompactionOptions(), files, 1));
+  FlushIntoL1();  // both versions in the same L1 tables of pointers
   db_->ReleaseSnapshot(hold);
   auto* impl = static_cast<DBImpl*>(db_->GetRootDB());
   for (int i = 0; i < kKeys; ++i) {
@@ -386,14 +390,7 @@ TEST_F(PointReadTest, MergeOverPointerReadsWithAsyncIO) {
   for (int i = 1; i < kKeys; i += 3) {  // medium keys
     ASSERT_OK(db_->Merge(WriteOptions(), Key(i), "m"));
   }
-  ASSERT_OK(db_->Flush(FlushOptions()));
-  ColumnFamilyMetaData meta;
-  db_->GetColumnFamilyMetaData(&meta);
-  std::vector<std::string> files;
-  for (int level : {0, 1}) {
-    for (const auto& f : meta.levels[level].files) files.push_back(f.name);
-  }
-  ASSERT_OK(db_->CompactFiles(CompactionOptions(), files, 1));
+  FlushIntoL1();
   db_->ReleaseSnapshot(snapshot);
   ReadOptions ro;
   ro.async_io = true;
