@@ -51,32 +51,35 @@ double HybridStatistics::medium_space_amplification() const {
 
 std::string HybridStatistics::ToString() const {
   char buf[1280];
-  snprintf(buf, sizeof(buf),
-           "small: %" PRIu64 " values, %" PRIu64
-           " bytes flushed inline\nmedium: %" PRIu64 " values, %" PRIu64
-           " bytes extracted to %" PRIu64 " files; %" PRIu64
-           " pointers kept by compactions\nmedium: %" PRIu64 " values, %" PRIu64
-           " bytes inlined at the merge level (%" PRIu64
-           " bytes read in %" PRIu64 " reads)\nmedium: %" PRIu64
-           " values, %" PRIu64 " bytes resolved by reads (%" PRIu64
-           " bytes read in %" PRIu64 " reads)\nscan prefetch: %" PRIu64
-           " separated values read ahead, %" PRIu64 " of them used; %" PRIu64
-           " windows without blobs; scans %.2fx as fast with blobs read ahead as "
-           "without (0: not tried)\n"
-           "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
-           " of %" PRIu64
-           " referenced bytes live (space amplification %.2f); %" PRIu64
-           " bytes freed in place (%" PRIu64 " punch failures)\nlarge: %" PRIu64
-           " values left to BlobDB\n",
-           small_values_flushed, small_bytes_flushed, medium_values_extracted,
-           medium_bytes_extracted, medium_files_created, pointers_kept,
-           medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
-           merge_reads, medium_values_resolved, medium_bytes_resolved,
-           resolve_bytes_read, resolve_reads, scan_values_prefetched,
-           scan_values_used, scan_windows_without_blobs, scan_read_ahead_gain,
-           live_medium_files, live_medium_bytes, referenced_medium_live_bytes,
-           referenced_medium_file_bytes, medium_space_amplification(),
-           medium_bytes_punched, medium_punch_failures, large_values_flushed);
+  snprintf(
+      buf, sizeof(buf),
+      "small: %" PRIu64 " values, %" PRIu64
+      " bytes flushed inline\nmedium: %" PRIu64 " values, %" PRIu64
+      " bytes extracted to %" PRIu64 " files; %" PRIu64
+      " pointers kept by compactions\nmedium: %" PRIu64 " values, %" PRIu64
+      " bytes inlined at the merge level (%" PRIu64 " bytes read in %" PRIu64
+      " reads)\nmedium: %" PRIu64 " values, %" PRIu64
+      " bytes resolved by reads (%" PRIu64 " bytes read in %" PRIu64
+      " reads)\nscan prefetch: %" PRIu64
+      " separated values read ahead, %" PRIu64 " of them used, in %" PRIu64
+      " table seeks; %" PRIu64
+      " windows without blobs; scans %.2fx as fast with blobs read ahead as "
+      "without (0: not tried)\n"
+      "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
+      " of %" PRIu64
+      " referenced bytes live (space amplification %.2f); %" PRIu64
+      " bytes freed in place (%" PRIu64 " punch failures)\nlarge: %" PRIu64
+      " values left to BlobDB\n",
+      small_values_flushed, small_bytes_flushed, medium_values_extracted,
+      medium_bytes_extracted, medium_files_created, pointers_kept,
+      medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
+      merge_reads, medium_values_resolved, medium_bytes_resolved,
+      resolve_bytes_read, resolve_reads, scan_values_prefetched,
+      scan_values_used, scan_table_seeks, scan_windows_without_blobs,
+      scan_read_ahead_gain, live_medium_files, live_medium_bytes,
+      referenced_medium_live_bytes, referenced_medium_file_bytes,
+      medium_space_amplification(), medium_bytes_punched, medium_punch_failures,
+      large_values_flushed);
   return buf;
 }
 

@@ -56,7 +56,11 @@ class HybridIterator : public InternalIterator {
     Update();
   }
   void Seek(const Slice& target) override {
-    if (prefetcher_ != nullptr) prefetcher_->Seek(&target);
+    // With async_io, MergingIterator seeks a table again when its first seek
+    // only started the read of its block (status TryAgain): the same scan.
+    if (prefetcher_ != nullptr && !inner_->status().IsTryAgain()) {
+      prefetcher_->Seek(&target);
+    }
     inner_->Seek(target);
     Update();
   }

@@ -69,6 +69,7 @@ void ScanPrefetcher::Stop() {
 
 void ScanPrefetcher::Seek(const Slice* internal_target) {
   Stop();  // the scan before this seek ended here
+  table_->context().state->counters.scan_table_seeks++;
   has_prefix_ = false;
   if (internal_target != nullptr && read_options_.prefix_same_as_start &&
       prefix_extractor_ != nullptr) {

@@ -60,6 +60,7 @@ namespace hybridkv {
   X(resolve_reads)           \
   X(scan_values_prefetched)  \
   X(scan_values_used)        \
+  X(scan_table_seeks)        \
   X(scan_windows_without_blobs)
 
 struct DbCounters {

@@ -163,6 +163,9 @@ struct HybridStatistics {
   // difference is values read ahead past where scans stopped.
   uint64_t scan_values_prefetched = 0;
   uint64_t scan_values_used = 0;
+  // Seeks of user scans that scan prefetch followed, one per table a seek
+  // reached.
+  uint64_t scan_table_seeks = 0;
   // Windows that left BlobDB's values to RocksDB's own reads, because scans
   // ran faster that way on this DB's device (blob/io/read_ahead_trial.h).
   uint64_t scan_windows_without_blobs = 0;
