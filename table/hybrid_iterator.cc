@@ -102,16 +102,14 @@ void HybridIterator::Update() {
   // With pinning (ReadOptions::pin_data), a caller keeps the key's slice
   // past the next move when IsKeyPinned() says so, as it may for the inner
   // key: the copy lives as long as the pinned data.
-  key_pinned_ = pinned_iters_mgr_ != nullptr &&
-                pinned_iters_mgr_->PinningEnabled() && inner_->IsKeyPinned();
   std::string* rewritten = &key_buffer_;
-  if (key_pinned_) {
+  if (pinned_iters_mgr_ != nullptr && pinned_iters_mgr_->PinningEnabled() &&
+      inner_->IsKeyPinned()) {
     pinned_key_.reset(new std::string());
     rewritten = pinned_key_.get();
   }
   rewritten->assign(key.data(), key.size());
   UpdateInternalKey(rewritten, GetInternalKeySeqno(key), kTypeValue);
-  key_ = rewritten;
   if (mode_ == Mode::kPointer) {
     // Only HybridKV's builders write pointer entries (kTypeBlobIndex with the
     // pointer tag), and the table's secret was found under its DB id, so all
@@ -197,7 +195,7 @@ bool HybridIterator::NextAndGetResult(IterateResult* result) {
     return false;
   }
   if (is_pointer_) {
-    result->key = *key_;
+    result->key = RewrittenKey();
     result->value_prepared = mode_ == Mode::kPointer || resolved_;
   }
   return true;

@@ -81,7 +81,7 @@ class HybridIterator : public InternalIterator {
     Update();
   }
   Slice key() const override {
-    return is_pointer_ ? Slice(*key_) : inner_->key();
+    return is_pointer_ ? Slice(RewrittenKey()) : inner_->key();
   }
   uint64_t write_unix_time() const override {
     return inner_->write_unix_time();
@@ -108,7 +108,7 @@ class HybridIterator : public InternalIterator {
   // to iterate backwards), the value is handed to the manager instead of being
   // freed, as BlockBasedTable's iterator does with its blocks.
   bool IsKeyPinned() const override {
-    return is_pointer_ ? key_pinned_ : inner_->IsKeyPinned();
+    return is_pointer_ ? pinned_key_ != nullptr : inner_->IsKeyPinned();
   }
   bool IsValuePinned() const override {
     if (is_pointer_ && mode_ == Mode::kResolve) {
@@ -138,6 +138,9 @@ class HybridIterator : public InternalIterator {
   bool Resolve();
   Slice MacKey() const;
   void ReleaseKey();
+  const std::string& RewrittenKey() const {
+    return pinned_key_ != nullptr ? *pinned_key_ : key_buffer_;
+  }
 
   InternalIterator* const inner_;
   const bool inner_in_arena_;
@@ -157,12 +160,10 @@ class HybridIterator : public InternalIterator {
   MediumPointer pointer_;
   // A pointer entry's key, rewritten to a value's: key_buffer_, which the
   // next move overwrites, or, while the caller pins and the inner key is
-  // pinned (key_pinned_), pinned_key_, handed to the PinnedIteratorsManager
-  // on the next move.
+  // pinned, pinned_key_, handed to the PinnedIteratorsManager on the next
+  // move.
   std::string key_buffer_;
   std::unique_ptr<std::string> pinned_key_;
-  const std::string* key_ = &key_buffer_;
-  bool key_pinned_ = false;
   std::unique_ptr<std::string> value_;  // the resolved value, while positioned
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
   std::shared_ptr<CompactionScope> scope_;      // kPointer only

@@ -102,8 +102,9 @@ class ReadAheadTrial {
 
   static bool IsTrial(uint64_t epoch) { return epoch % kCycleEpochs == 0; }
   // With mu_ held: whether this trial has run both ways enough for a
-  // verdict; ends the epoch, judging the trial if so.
+  // verdict.
   bool TrialFilled() const;
+  // With mu_ held: ends the epoch, judging its trial if TrialFilled().
   void EndEpoch();
 
   std::atomic<int> pinned_{0};        // 1: read ahead, -1: not, 0: as measured
