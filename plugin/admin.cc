@@ -25,24 +25,6 @@ bool IsHybridKVFile(const std::string& name) {
   return name == kSecretFileName || MediumNumberOf(name) != 0;
 }
 
-// The medium pointers `db`'s live SSTs hold, read from each SST itself: the
-// medium-file tracker knows them only once it has seeded, at the first flush
-// or compaction of the session.
-Status CountLivePointers(DB* db, uint64_t* pointers) {
-  std::vector<LiveFileMetaData> files;
-  db->GetLiveFilesMetaData(&files);
-  const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
-  *pointers = 0;
-  for (const LiveFileMetaData& f : files) {
-    MediumRefs refs;
-    Status s =
-        ReadSstMediumRefs(fs, f.directory + "/" + f.relative_filename, &refs);
-    if (!s.ok()) return s;
-    for (const auto& [number, ref] : refs) *pointers += ref.pointers;
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
@@ -87,14 +69,15 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   for (size_t i = 0; s.ok() && i < handles.size(); ++i) {
     s = db->CompactRange(cro, handles[i], nullptr, nullptr);
   }
-  uint64_t pointers = 0;
   if (s.ok()) {
     s = db->WaitForCompact(WaitForCompactOptions());
   }
-  if (s.ok()) s = CountLivePointers(db.get(), &pointers);
-  if (s.ok() && pointers != 0) {
+  // The live SSTs' pointers, known in any session (GetStatistics).
+  HybridStatistics stats;
+  if (s.ok()) s = GetStatistics(db.get(), &stats);
+  if (s.ok() && stats.medium_pointers != 0) {
     s = Status::Incomplete(
-        "HybridKV: " + std::to_string(pointers) +
+        "HybridKV: " + std::to_string(stats.medium_pointers) +
         " medium pointers remain after a full compaction of " + name +
         "; the DB is still a HybridKV DB. Run ConvertToStockDB again.");
   }

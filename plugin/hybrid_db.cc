@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/hybrid_db.h"
 
+#include <utility>
+
 #include "env/composite_env_wrapper.h"
 #include "file/filename.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
@@ -125,22 +127,22 @@ std::unique_ptr<StackableDB> NewHandle(DB* db) {
 bool GetHybridKVProperty(DB* db, const Slice& property, uint64_t* value) {
   if (!property.starts_with(kPropertyPrefix)) return false;
   HybridStatistics stats;
-  const bool pointers = property == Slice(kPropertyMediumPointers);
-  if (!pointers && !GetStatistics(db, &stats).ok()) return false;
-  if (pointers) {
-    *value = DbStateFor(db->GetName())->tracker().LivePointers();
-  } else if (property == Slice(kPropertyMediumFiles)) {
-    *value = stats.live_medium_files;
-  } else if (property == Slice(kPropertyMediumFileBytes)) {
-    *value = stats.live_medium_bytes;
-  } else if (property == Slice(kPropertyMediumLiveBytes)) {
-    *value = stats.referenced_medium_live_bytes;
-  } else if (property == Slice(kPropertyMediumBytesPunched)) {
-    *value = stats.medium_bytes_punched;
-  } else {
-    return false;
+  const std::pair<const char*, uint64_t HybridStatistics::*> kProperties[] = {
+      {kPropertyMediumFiles, &HybridStatistics::live_medium_files},
+      {kPropertyMediumFileBytes, &HybridStatistics::live_medium_bytes},
+      {kPropertyMediumLiveBytes,
+       &HybridStatistics::referenced_medium_live_bytes},
+      {kPropertyMediumPointers, &HybridStatistics::medium_pointers},
+      {kPropertyMediumBytesPunched, &HybridStatistics::medium_bytes_punched},
+  };
+  for (const auto& [name, field] : kProperties) {
+    if (property == Slice(name)) {
+      if (!GetStatistics(db, &stats).ok()) return false;
+      *value = stats.*field;
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 }  // namespace hybridkv

@@ -11,6 +11,20 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
+namespace {
+
+// The references of SST `number` at `path`. The tracker knows the SSTs
+// RocksDB reported; others (written before this process, or with the listener
+// off) say so in their properties.
+Status RefsOfSst(DB* db, MediumFileTracker& tracker, uint64_t number,
+                 const std::string& path, MediumRefs* refs) {
+  return tracker.RefsOf(number, refs)
+             ? Status::OK()
+             : ReadSstMediumRefs(db->GetEnv()->GetFileSystem(), path, refs);
+}
+
+}  // namespace
+
 Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found) {
@@ -19,18 +33,13 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
   found->dir = dir;
   for (uint64_t sst : sst_numbers) {
     MediumRefs refs;
-    // The tracker knows the SSTs RocksDB reported; others (written before
-    // this process, or with the listener off) say so in their properties.
-    if (!tracker.RefsOf(sst, &refs)) {
-      Status s = ReadSstMediumRefs(fs, MakeTableFileName(dir, sst), &refs);
-      if (!s.ok()) {
-        return Status::Corruption(
-            "HybridKV: cannot tell which medium files SST " +
-            MakeTableFileName(dir, sst) +
-            " points into, so a copy of it could not be "
-            "made complete: " +
-            s.ToString());
-      }
+    Status s = RefsOfSst(db, tracker, sst, MakeTableFileName(dir, sst), &refs);
+    if (!s.ok()) {
+      return Status::Corruption(
+          "HybridKV: cannot tell which medium files SST " +
+          MakeTableFileName(dir, sst) +
+          " points into, so a copy of it could not be made complete: " +
+          s.ToString());
     }
     for (const auto& [number, ref] : refs) found->medium_numbers.insert(number);
   }
@@ -56,6 +65,24 @@ Status FindHybridKVFiles(DB* db,
     }
   }
   return FindHybridKVFiles(db, dir, ssts, found);
+}
+
+Status ReadLiveSstRefs(DB* db, std::map<uint64_t, MediumRefs>* refs) {
+  std::vector<LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);  // SSTs only
+  MediumFileTracker& tracker = DbStateFor(db->GetName())->tracker();
+  refs->clear();
+  for (const LiveFileMetaData& f : files) {
+    Status s = RefsOfSst(db, tracker, f.file_number,
+                         f.directory + "/" + f.relative_filename,
+                         &(*refs)[f.file_number]);
+    if (!s.ok()) {
+      return Status::Corruption(
+          "HybridKV: cannot tell which medium files SST " + f.directory + "/" +
+          f.relative_filename + " points into: " + s.ToString());
+    }
+  }
+  return Status::OK();
 }
 
 Status MediumFileEntry(DB* db, const std::string& dir, uint64_t number,

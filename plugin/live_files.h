@@ -12,10 +12,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 
@@ -44,6 +46,13 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
 Status FindHybridKVFiles(DB* db,
                          const std::vector<LiveFileStorageInfo>& rocksdb_files,
                          HybridKVFiles* found);
+
+// The medium references of each SST of `db`'s current Version, by SST number:
+// the medium-file tracker's where it has registered the SST, else read from
+// the SST itself. So they are right in any process that has the DB open: a
+// secondary, a read-only instance, or a primary before its first flush or
+// compaction, whose tracker has not read the DB's SSTs yet.
+Status ReadLiveSstRefs(DB* db, std::map<uint64_t, MediumRefs>* refs);
 
 // An entry of RocksDB's list for medium file `number` of `dir`, under the name
 // `relative_filename`. Medium files are listed as kBlobFile: immutable data

@@ -1,12 +1,15 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include <cinttypes>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/hole_punch.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/plugin/live_files.h"
 #include "rocksdb/file_system.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -32,11 +35,26 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
       s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
     }
   }
-  const MediumFileTracker::Space space = state->tracker().GetSpace();
-  s.referenced_medium_file_bytes = space.file_bytes;
-  s.referenced_medium_live_bytes = space.live_bytes;
-  s.medium_bytes_punched = space.punched_bytes;
-  s.medium_punch_failures = space.punch_failures;
+  std::map<uint64_t, MediumRefs> live_refs;
+  Status status = ReadLiveSstRefs(db, &live_refs);
+  if (!status.ok()) {
+    return status;
+  }
+  std::set<uint64_t> referenced;
+  for (const auto& [sst, refs] : live_refs) {
+    for (const auto& [number, ref] : refs) {
+      s.medium_pointers += ref.pointers;
+      s.referenced_medium_live_bytes += ref.record_bytes;
+      referenced.insert(number);
+    }
+  }
+  for (uint64_t number : referenced) {
+    s.referenced_medium_file_bytes +=
+        AllocatedBytes(fs.get(), MediumFileName(dir, number));
+  }
+  const MediumFileTracker::Punches punches = state->tracker().GetPunches();
+  s.medium_bytes_punched = punches.bytes;
+  s.medium_punch_failures = punches.failures;
   s.scan_read_ahead_gain = state->read_ahead.Gain();
   *stats = s;
   return Status::OK();
@@ -68,8 +86,8 @@ std::string HybridStatistics::ToString() const {
       "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
       " of %" PRIu64
       " referenced bytes live (space amplification %.2f); %" PRIu64
-      " bytes freed in place (%" PRIu64 " punch failures)\nlarge: %" PRIu64
-      " values left to BlobDB\n",
+      " bytes freed in place (%" PRIu64 " punch failures)\nmedium: %" PRIu64
+      " pointers in live SSTs\nlarge: %" PRIu64 " values left to BlobDB\n",
       small_values_flushed, small_bytes_flushed, medium_values_extracted,
       medium_bytes_extracted, medium_files_created, pointers_kept,
       medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
@@ -79,7 +97,7 @@ std::string HybridStatistics::ToString() const {
       scan_read_ahead_gain, live_medium_files, live_medium_bytes,
       referenced_medium_live_bytes, referenced_medium_file_bytes,
       medium_space_amplification(), medium_bytes_punched, medium_punch_failures,
-      large_values_flushed);
+      medium_pointers, large_values_flushed);
   return buf;
 }
 

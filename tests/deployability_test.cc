@@ -370,10 +370,16 @@ TEST(DeployabilityTest, RestoreIntoTheSameDirectoryForgetsItsOldFiles) {
   }
   MediumFileTracker& tracker = DbStateFor(dir.Sub("db"))->tracker();
   ASSERT_TRUE(tracker.seeded());
+  const auto replaced = test::FilesWithSuffix(dir.Sub("db"), ".sst");
+  MediumRefs refs;
+  ASSERT_FALSE(replaced.empty());
+  ASSERT_TRUE(tracker.RefsOf(SstNumberOf(replaced.front()), &refs));
   ASSERT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("db"),
                                                 dir.Sub("db")));
   EXPECT_FALSE(tracker.seeded());
-  EXPECT_EQ(tracker.LivePointers(), 0u);  // nothing registered
+  for (const std::string& sst : replaced) {
+    EXPECT_FALSE(tracker.RefsOf(SstNumberOf(sst), &refs)) << sst;
+  }
   auto db = OpenRaw(options, dir.Sub("db"));
   ASSERT_NE(db, nullptr);
   VerifyCopy(db.get(), 2000);
@@ -534,6 +540,50 @@ TEST(DeployabilityTest, HandleAnswersHybridKVProperties) {
   CompactSourceAway(db.get());
   ASSERT_TRUE(db->GetIntProperty(kPropertyMediumPointers, &pointers));
   EXPECT_EQ(pointers, 0u);
+}
+
+// The figures come from the live SSTs, so they are right before the first
+// flush or compaction of a session (when the medium-file tracker has not yet
+// read the DB's SSTs) and in a read-only instance, which never does.
+TEST(DeployabilityTest, PropertiesAreKnownBeforeTheFirstFlushAndReadOnly) {
+  test::ScratchDir dir("props-open");
+  Options options = test::SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  HybridStatistics loaded;
+  uint64_t loaded_pointers = 0;
+  {
+    auto db = OpenHandle(options, dir.Sub("db"));
+    LoadBase(db.get(), 2000);
+    ASSERT_OK(GetStatistics(db.get(), &loaded));
+    ASSERT_TRUE(db->GetIntProperty(kPropertyMediumPointers, &loaded_pointers));
+  }
+  ASSERT_GT(loaded_pointers, 1000u);  // 60% of 2000 keys are medium
+  ASSERT_GT(loaded.referenced_medium_live_bytes, 0u);
+  ASSERT_GE(loaded.referenced_medium_file_bytes,
+            loaded.referenced_medium_live_bytes);
+  // What a new process knows of the directory.
+  MediumFileTracker& tracker = DbStateFor(dir.Sub("db"))->tracker();
+  tracker.Forget();
+  auto expect_loaded_figures = [&](DB* db) {
+    uint64_t pointers = 0, live = 0;
+    ASSERT_TRUE(db->GetIntProperty(kPropertyMediumPointers, &pointers));
+    ASSERT_TRUE(db->GetIntProperty(kPropertyMediumLiveBytes, &live));
+    EXPECT_EQ(pointers, loaded_pointers);
+    EXPECT_EQ(live, loaded.referenced_medium_live_bytes);
+    HybridStatistics stats;
+    ASSERT_OK(GetStatistics(db, &stats));
+    EXPECT_EQ(stats.referenced_medium_file_bytes,
+              loaded.referenced_medium_file_bytes);
+  };
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(hybridkv::OpenReadOnlyDB(options, dir.Sub("db"), &raw));
+    std::unique_ptr<DB> db(raw);
+    expect_loaded_figures(NewHandle(db.get()).get());
+  }
+  auto db = OpenHandle(options, dir.Sub("db"));
+  ASSERT_FALSE(tracker.seeded()) << "seeded at open: the test proves nothing";
+  expect_loaded_figures(db.get());
 }
 
 // Logical size of the SSTs and blob files plus the allocated size of the

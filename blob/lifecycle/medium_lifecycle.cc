@@ -155,7 +155,6 @@ void MediumFileTracker::ForgetLocked() {
   seeded_ = false;
   sst_refs_.clear();
   referencers_.clear();
-  file_bytes_.clear();
   written_here_.clear();
 }
 
@@ -242,7 +241,6 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
       holders->second.erase(sst_number);
       if (holders->second.empty()) {
         referencers_.erase(holders);
-        file_bytes_.erase(medium_number);
         // Before seeding, SSTs this process has not heard of may still
         // reference the file.
         if (seeded_) DeleteMediumFileLocked(medium_number);
@@ -285,7 +283,6 @@ void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
       }
       continue;
     }
-    file_bytes_.erase(d.medium_number);  // its size on disk changed
     if (freed != 0) AccountLocked(d.medium_number);
     if (s.IsNotSupported()) {
       can_punch_ = false;  // files are kept whole until unreferenced
@@ -382,46 +379,13 @@ bool MediumFileTracker::RefsOf(uint64_t sst_number, MediumRefs* refs) const {
   return true;
 }
 
-uint64_t MediumFileTracker::LivePointers() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t pointers = 0;
-  for (const auto& [sst, entry] : sst_refs_) {
-    for (const auto& [number, ref] : entry.refs) pointers += ref.pointers;
-  }
-  return pointers;
-}
-
 bool MediumFileTracker::seeded() const {
   std::lock_guard<std::mutex> lock(mu_);
   return seeded_;
 }
 
-MediumFileTracker::Space MediumFileTracker::GetSpace() {
-  std::lock_guard<std::mutex> lock(mu_);
-  Space space;
-  space.punched_bytes = punched_bytes_.load();
-  space.punch_failures = punch_failures_.load();
-  if (!seeded_) {
-    return space;  // SSTs this process has not heard of may hold references
-  }
-  FileSystem* fs = fs_ ? fs_.get() : FileSystem::Default().get();
-  for (const auto& [number, holders] : referencers_) {
-    auto bytes = file_bytes_.find(number);
-    if (bytes == file_bytes_.end()) {
-      // One stat per file until it is punched again.
-      bytes =
-          file_bytes_
-              .emplace(number, AllocatedBytes(fs, MediumFileName(dir_, number)))
-              .first;
-    }
-    uint64_t live = 0;
-    for (uint64_t sst : holders) {
-      live += sst_refs_.at(sst).refs.at(number).record_bytes;
-    }
-    space.file_bytes += bytes->second;
-    space.live_bytes += live;
-  }
-  return space;
+MediumFileTracker::Punches MediumFileTracker::GetPunches() const {
+  return {punched_bytes_.load(), punch_failures_.load()};
 }
 
 }  // namespace hybridkv

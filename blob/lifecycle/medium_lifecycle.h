@@ -109,23 +109,14 @@ class MediumFileTracker : public BuildRegistry {
 
   // The references of SST `sst_number` when it is registered.
   bool RefsOf(uint64_t sst_number, MediumRefs* refs) const;
-  // Pointers held by the registered SSTs: the medium values not yet written
-  // back inline at the merge level.
-  uint64_t LivePointers() const;
 
-  // Medium bytes on disk against the bytes live SSTs still point to. Dead
-  // bytes remain where a run cannot be punched: within a file-system block
-  // that also holds live records, between records closer than
-  // kMediumRunMergeGap, in files shared with a checkpoint, and everywhere on
-  // file systems that cannot punch holes. Exact between compactions; while a
-  // compaction's outputs and inputs both exist, the live figure counts both.
-  struct Space {
-    uint64_t file_bytes = 0;     // on disk, of medium files some SST references
-    uint64_t live_bytes = 0;     // records live SSTs point to
-    uint64_t punched_bytes = 0;  // freed in place since this process began
-    uint64_t punch_failures = 0;  // punches that failed (retried at open)
+  // Dead medium bytes freed in place since this process began, and the
+  // punches that failed (the next open makes them again).
+  struct Punches {
+    uint64_t bytes = 0;
+    uint64_t failures = 0;
   };
-  Space GetSpace();
+  Punches GetPunches() const;
 
  private:
   void SetFileSystemLocked(
@@ -174,7 +165,6 @@ class MediumFileTracker : public BuildRegistry {
   std::map<uint64_t, SstEntry> sst_refs_;  // by SST number
   // medium number -> the SSTs that reference it
   std::map<uint64_t, std::set<uint64_t>> referencers_;
-  std::map<uint64_t, uint64_t> file_bytes_;  // medium number -> bytes on disk
   bool can_punch_ = false;  // the file system supports it, as far as known
   std::atomic<uint64_t> punched_bytes_{0};
   std::atomic<uint64_t> punch_failures_{0};

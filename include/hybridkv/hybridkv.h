@@ -175,10 +175,17 @@ struct HybridStatistics {
   // On disk now (allocated bytes: punched ranges do not count).
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
-  // Of the medium files that SSTs reference: the bytes they occupy on disk,
-  // and the bytes of the records live SSTs still point to. Dead records are
+  // What the live SSTs (the DB's current Version, as this handle sees it)
+  // reference: their pointers, the medium values not yet written back inline
+  // at the merge level; the bytes of the records they point to; and the
+  // bytes the medium files they point into occupy on disk. Dead records are
   // freed in place (hole punching) where the file system allows; what
-  // remains is held dead. 0 until HybridKV has read the DB's SSTs after open.
+  // remains is held dead: within a file-system block that also holds live
+  // records, between records close together, in files hard-linked by a
+  // checkpoint or backup, and everywhere on file systems that cannot punch
+  // holes. Read from the SSTs' own properties, so right in a secondary or
+  // read-only instance too.
+  uint64_t medium_pointers = 0;
   uint64_t referenced_medium_file_bytes = 0;
   uint64_t referenced_medium_live_bytes = 0;
   uint64_t medium_bytes_punched = 0;  // freed in place
