@@ -12,10 +12,14 @@ namespace hybridkv {
 
 void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
   const uint64_t number = SstNumberOf(info.file_path);
-  if (!info.status.ok() || number == 0) {
+  if (number == 0) {
     return;
   }
   MediumFileTracker* tracker = &DbStateFor(DirName(info.file_path))->tracker();
+  if (!info.status.ok()) {
+    tracker->BuildFailed(number);
+    return;
+  }
   tracker->AddSst(number, info.file_path, info.table_properties);
   tracker->EnsureSeeded();
 }

@@ -482,6 +482,41 @@ TEST(FailedFlushTest, ItsCachedMediumBlocksAreNeverReadAfterAReopen) {
   ASSERT_OK(db->VerifyChecksum());
 }
 
+// A flush fails after its builder finished the medium file (the SST's sync
+// fails). RocksDB deletes the SST; the medium file, which nothing can point
+// into, goes with it rather than at the next open, so a DB that recovers
+// without a reopen (an automatic resume) does not keep it.
+TEST(FailedFlushTest, ItsMediumFileIsDeletedAtOnce) {
+  test::ScratchDir dir("failflush-leak");
+  auto failing = std::make_shared<FailingFS>(FileSystem::Default());
+  std::unique_ptr<Env> env = NewCompositeEnv(failing);
+  Options options = BaseOptions(env.get());
+  options.disable_auto_compactions = true;
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
+  }
+  failing->Arm(FailingFS::kSync, ".sst");
+  ASSERT_FALSE(db->Flush(FlushOptions()).ok());
+  failing->Disarm();
+  const std::string failed = failing->last_hit();
+  const uint64_t number =
+      std::strtoull(failed.substr(failed.rfind('/') + 1).c_str(), nullptr, 10);
+  ASSERT_GT(number, 0u) << failed;
+  EXPECT_FALSE(Env::Default()->FileExists(failed).ok())
+      << "RocksDB kept the failed SST";
+  EXPECT_EQ(test::MediumFileNumbers(dir.path()).count(number), 0u)
+      << "medium file " << number << " of the failed flush is still there";
+  EXPECT_EQ(test::MediumFileNumbers(dir.path()), Referenced(db.get()));
+  db->Close().PermitUncheckedError();  // the flush's error
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Faults, FailedIoTest,
     testing::Values(

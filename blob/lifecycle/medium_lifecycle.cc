@@ -179,6 +179,20 @@ void MediumFileTracker::BuildFinished(uint64_t sst_number) {
   building_.erase(sst_number);
 }
 
+void MediumFileTracker::BuildFailed(uint64_t sst_number) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (written_here_.erase(sst_number) == 0 ||
+      referencers_.count(sst_number) != 0) {
+    return;
+  }
+  const std::string path = MediumFileName(dir_, sst_number);
+  if ((fs_ ? fs_ : FileSystem::Default())
+          ->FileExists(path, IOOptions(), nullptr)
+          .ok()) {
+    DeleteMediumFileLocked(sst_number);
+  }
+}
+
 void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
                                const TableProperties& props) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -82,6 +82,12 @@ class MediumFileTracker : public BuildRegistry {
   void BuildFinished(uint64_t sst_number) override;
   void MediumFileWritten(const std::string& path) override;
 
+  // RocksDB reported that building SST `sst_number` failed, after its
+  // builder may have finished medium file `sst_number` (the SST's sync or
+  // close failed, say): nothing can point into that file, so it goes now,
+  // not at the next open.
+  void BuildFailed(uint64_t sst_number);
+
   // An SST exists with these properties. Idempotent. A different DB id than
   // before means the directory holds a new DB (DestroyDB, then Open):
   // everything known is forgotten.
