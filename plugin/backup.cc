@@ -22,6 +22,7 @@
 // docs/deployability.md says why this and not a backup format of our own.
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -138,13 +139,34 @@ class BackupView : public StackableDB {
   const SequenceNumber sequence_;
 };
 
+// The alias links of one backup's medium files, removed when it ends.
+class BackupLinks {
+ public:
+  BackupLinks(MediumFileTracker* tracker, std::shared_ptr<FileSystem> fs)
+      : tracker_(tracker), fs_(std::move(fs)) {}
+  ~BackupLinks() {
+    for (uint64_t number : numbers_) {
+      tracker_->UnlinkForBackup(fs_.get(), number);
+    }
+  }
+  Status Add(uint64_t number) {
+    Status s = tracker_->LinkForBackup(fs_.get(), number);
+    if (s.ok()) numbers_.push_back(number);
+    return s;
+  }
+
+ private:
+  MediumFileTracker* const tracker_;
+  const std::shared_ptr<FileSystem> fs_;
+  std::vector<uint64_t> numbers_;
+};
+
 // Lists `root`'s files for a backup made with `options`, links each medium
-// file under its alias, and fills `metadata`. `*aliases` names the links made,
-// for the caller to remove.
+// file under its alias for the life of `*links`, and fills `metadata`.
 Status ListForBackup(DB* root, const CreateBackupOptions& options,
                      std::vector<LiveFileStorageInfo>* files,
                      BackupMetadata* metadata,
-                     std::vector<std::string>* aliases) {
+                     std::unique_ptr<BackupLinks>* links) {
   LiveFilesStorageInfoOptions opts;
   // As BackupEngine asks: checksums only with RocksDB's crc32c generator.
   const auto& gen = root->GetDBOptions().file_checksum_gen_factory;
@@ -164,12 +186,9 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
     if (!s.ok()) return s;
   }
   metadata->medium_numbers = found.medium_numbers;
+  *links = std::make_unique<BackupLinks>(&DbStateFor(found.dir)->tracker(), fs);
   for (uint64_t number : found.medium_numbers) {
-    const std::string alias = found.dir + "/" + AliasName(number);
-    // A link left by a backup that crashed (RocksDB deletes those at open).
-    fs->DeleteFile(alias, IOOptions(), nullptr).PermitUncheckedError();
-    s = fs->LinkFile(MediumFileName(found.dir, number), alias, IOOptions(),
-                     nullptr);
+    s = (*links)->Add(number);
     if (s.IsNotSupported()) {
       return Status::NotSupported(
           "HybridKV: the DB's file system cannot hard-link, which "
@@ -178,7 +197,6 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
           s.ToString());
     }
     if (!s.ok()) return s;
-    aliases->push_back(alias);
     LiveFileStorageInfo entry;
     s = MediumFileEntry(root, found.dir, number, AliasName(number),
                         opts.include_checksum_info, &entry);
@@ -300,28 +318,22 @@ Status CreateNewBackup(BackupEngine* engine, DB* db,
                        const CreateBackupOptions& options,
                        BackupID* new_backup_id) {
   DB* root = db->GetRootDB();
-  MediumFileTracker& tracker = DbStateFor(root->GetName())->tracker();
-  tracker.BackupStarted();  // the links below are not leftovers
   Status s = root->DisableFileDeletions();
   if (!s.ok()) {
-    tracker.BackupFinished();
     return s;
   }
-  std::vector<LiveFileStorageInfo> files;
-  BackupMetadata metadata;
-  std::vector<std::string> aliases;
-  const SequenceNumber sequence = root->GetLatestSequenceNumber();
-  s = ListForBackup(root, options, &files, &metadata, &aliases);
-  if (s.ok()) {
-    BackupView view(root, std::move(files), sequence);
-    s = engine->CreateNewBackupWithMetadata(
-        options, &view, EncodeMetadata(metadata), new_backup_id);
-  }
-  const std::shared_ptr<FileSystem>& fs = root->GetEnv()->GetFileSystem();
-  for (const std::string& alias : aliases) {
-    fs->DeleteFile(alias, IOOptions(), nullptr).PermitUncheckedError();
-  }
-  tracker.BackupFinished();
+  {
+    std::vector<LiveFileStorageInfo> files;
+    BackupMetadata metadata;
+    std::unique_ptr<BackupLinks> links;
+    const SequenceNumber sequence = root->GetLatestSequenceNumber();
+    s = ListForBackup(root, options, &files, &metadata, &links);
+    if (s.ok()) {
+      BackupView view(root, std::move(files), sequence);
+      s = engine->CreateNewBackupWithMetadata(
+          options, &view, EncodeMetadata(metadata), new_backup_id);
+    }
+  }  // the links go before file deletions resume
   Status enable = root->EnableFileDeletions();
   return s.ok() ? enable : s;
 }

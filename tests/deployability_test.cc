@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -353,6 +354,62 @@ struct DbWithBackups {
   std::unique_ptr<DB> db;
   std::unique_ptr<BackupEngine> engine;
 };
+
+// Backups of one DB at once, into two engines and two at once into one
+// (RocksDB's BackupEngine is thread-safe), while the DB takes writes: the
+// medium files' backup names are links shared by the backups that run at once,
+// and go with the last of them.
+TEST(DeployabilityTest, ConcurrentBackupsAllSucceedAndRestore) {
+  test::ScratchDir dir("backup-concurrent");
+  Options options = test::SmallLsmOptions();
+  auto db = OpenHandle(options, dir.Sub("db"));
+  LoadBase(db.get(), kBase);
+  auto engine_a = OpenBackupEngine(dir.Sub("backups-a"));
+  auto engine_b = OpenBackupEngine(dir.Sub("backups-b"));
+  {
+    BackgroundWriter writer(db.get());
+    std::atomic<int> failed{0};
+    std::string first_failure;
+    std::mutex mu;
+    auto backups = [&](BackupEngine* engine) {
+      for (int i = 0; i < 4; ++i) {
+        Status s = hybridkv::CreateNewBackup(engine, db.get());
+        if (!s.ok() && failed++ == 0) {
+          std::lock_guard<std::mutex> lock(mu);
+          first_failure = s.ToString();
+        }
+      }
+    };
+    std::thread a1(backups, engine_a.get());
+    std::thread a2(backups, engine_a.get());
+    std::thread b(backups, engine_b.get());
+    a1.join();
+    a2.join();
+    b.join();
+    ASSERT_EQ(writer.Stop(), 0);
+    ASSERT_EQ(failed.load(), 0) << "first failure: " << first_failure;
+  }
+  for (const std::string& f : test::FilesWithSuffix(dir.Sub("db"), ".medium")) {
+    struct stat st;
+    ASSERT_EQ(stat((dir.Sub("db") + "/" + f).c_str(), &st), 0);
+    EXPECT_EQ(st.st_nlink, 1u) << f << ": a backup link is left";
+  }
+  for (const char* backups : {"backups-a", "backups-b"}) {
+    const std::string restored = dir.Sub(std::string("r-") + backups);
+    BackupEngine* engine =
+        backups == std::string("backups-a") ? engine_a.get() : engine_b.get();
+    std::vector<BackupInfo> infos;
+    engine->GetBackupInfo(&infos);
+    EXPECT_EQ(infos.size(), backups == std::string("backups-a") ? 8u : 4u);
+    for (const BackupInfo& info : infos) {
+      ASSERT_OK(hybridkv::VerifyBackup(engine, info.backup_id, true));
+    }
+    ASSERT_OK(hybridkv::RestoreDBFromLatestBackup(engine, restored, restored));
+    auto copy = OpenRaw(options, restored);
+    ASSERT_NE(copy, nullptr) << backups;
+    VerifyCopy(copy.get(), kBase);
+  }
+}
 
 // A restore replaces the directory's files while no DB has it open: what
 // this process knew of them (the medium-file tracker of the directory) is

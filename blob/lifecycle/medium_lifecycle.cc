@@ -99,14 +99,28 @@ void MediumFileTracker::RemoveBackupLinkLocked(uint64_t number) {
   }
 }
 
-void MediumFileTracker::BackupStarted() {
+Status MediumFileTracker::LinkForBackup(FileSystem* fs, uint64_t number) {
   std::lock_guard<std::mutex> lock(mu_);
-  backups_running_++;
+  if (backup_links_[number]++ > 0) {
+    return Status::OK();
+  }
+  const std::string link = BlobFileName(dir_, number);
+  fs->DeleteFile(link, IOOptions(), nullptr).PermitUncheckedError();
+  IOStatus s =
+      fs->LinkFile(MediumFileName(dir_, number), link, IOOptions(), nullptr);
+  if (!s.ok()) backup_links_.erase(number);
+  return s;
 }
 
-void MediumFileTracker::BackupFinished() {
+void MediumFileTracker::UnlinkForBackup(FileSystem* fs, uint64_t number) {
   std::lock_guard<std::mutex> lock(mu_);
-  backups_running_--;
+  auto it = backup_links_.find(number);
+  if (it == backup_links_.end() || --it->second > 0) {
+    return;
+  }
+  backup_links_.erase(it);
+  fs->DeleteFile(BlobFileName(dir_, number), IOOptions(), nullptr)
+      .PermitUncheckedError();
 }
 
 void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
@@ -373,7 +387,7 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
       continue;
     }
-    if (backups_running_ == 0) RemoveBackupLinkLocked(m);
+    if (backup_links_.count(m) == 0) RemoveBackupLinkLocked(m);
     AccountLocked(m);  // written by an earlier session
     // Runs nothing points into, whose punch a crash may have lost (Punch
     // keeps the header and footer). Files this session writes now are not

@@ -97,10 +97,14 @@ class MediumFileTracker : public BuildRegistry {
   // deleted.
   void RemoveSst(uint64_t sst_number);
 
-  // hybridkv::CreateNewBackup is running: the "<n>.blob" hard links it makes
-  // for medium files (plugin/backup.cc) are not leftovers until it finishes.
-  void BackupStarted();
-  void BackupFinished();
+  // hybridkv::CreateNewBackup gives medium file `number` the name
+  // "<number>.blob", a hard link in the DB directory, for the length of the
+  // backup (plugin/backup.cc says why). Backups running at once share the
+  // link, which goes with the last of them; a link no backup of this process
+  // holds is a leftover of one that was killed, and is replaced. `fs`: the
+  // DB's file system.
+  Status LinkForBackup(FileSystem* fs, uint64_t number);
+  void UnlinkForBackup(FileSystem* fs, uint64_t number);
 
   // Reads the properties of every SST on disk, once it succeeds; see the file
   // comment.
@@ -175,7 +179,7 @@ class MediumFileTracker : public BuildRegistry {
   std::atomic<uint64_t> punched_bytes_{0};
   std::atomic<uint64_t> punch_failures_{0};
   std::map<uint64_t, MediumRuns> deferred_;  // by medium number; see Punch
-  int backups_running_ = 0;
+  std::map<uint64_t, int> backup_links_;  // medium number -> backups using it
   std::set<uint64_t> building_;      // SST numbers being written now
   std::set<uint64_t> written_here_;  // by this session: not leftovers
 };
