@@ -96,6 +96,64 @@ TEST(LifecycleTest, MediumFilesGoOnceNothingReferencesThem) {
   EXPECT_EQ(v, Medium(7, 2));
 }
 
+// What this process's medium-file tracker knows of a directory is of the DB
+// it last saw there. Between two opens by this process, another one (here a
+// second path to the directory, which has a tracker of its own) compacts the
+// DB and stops before deleting the compaction's inputs, as a crash leaves
+// them. This process's next open deletes those inputs as obsolete. By what it
+// knew, they were the only SSTs pointing into their medium files, which would
+// then be deleted under the compaction's output. It learns the DB again first.
+TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbLearnsItAgain) {
+  test::ScratchDir dir("stale");
+  const std::string db_path = dir.Sub("db");
+  const std::string other_path = dir.Sub("other");  // the same directory
+  Options options = MakeOptions();
+  {
+    auto db = Open(options, db_path);
+    for (int half = 0; half < 2; ++half) {  // two SSTs, two medium files
+      for (int i = half * 500; i < half * 500 + 500; ++i) {
+        ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, 1)));
+      }
+      ASSERT_OK(db->Flush(FlushOptions()));
+    }
+  }
+  ASSERT_EQ(symlink(db_path.c_str(), other_path.c_str()), 0);
+  const auto inputs = test::FilesWithSuffix(db_path, ".sst");
+  ASSERT_EQ(inputs.size(), 2u);
+  {
+    auto other = Open(options, other_path);
+    ASSERT_OK(other->DisableFileDeletions());  // left, as a crash leaves them
+    ASSERT_OK(other->CompactFiles(CompactionOptions(),
+                                  test::FilesAt(other.get(), 0),
+                                  /*output_level=*/1));  // pointers kept
+  }
+  for (const std::string& sst : inputs) {
+    ASSERT_TRUE(Env::Default()->FileExists(db_path + "/" + sst).ok())
+        << sst << " was deleted: the test proves nothing";
+  }
+  ASSERT_EQ(MediumFiles(db_path), 2u);
+  auto db = Open(options, db_path);
+  ASSERT_NE(db, nullptr);
+  for (const std::string& sst : inputs) {
+    EXPECT_TRUE(Eventually([&] {
+      return !Env::Default()->FileExists(db_path + "/" + sst).ok();
+    })) << sst
+        << " was not deleted as obsolete";
+  }
+  EXPECT_EQ(MediumFiles(db_path), 2u);
+  // Read after another open too: open files outlive their deletion.
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 1000; ++i) {
+      std::string v;
+      ASSERT_OK(db->Get(ReadOptions(), Key(i), &v)) << i;
+      ASSERT_EQ(v, Medium(i, 1)) << i;
+    }
+    db.reset();
+    db = Open(options, db_path);
+    ASSERT_NE(db, nullptr);
+  }
+}
+
 TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {
   test::ScratchDir dir("pinned");
   auto db = Open(MakeOptions(), dir.path());

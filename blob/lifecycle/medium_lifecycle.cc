@@ -163,13 +163,27 @@ void MediumFileTracker::Forget() {
   ForgetLocked();
 }
 
-void MediumFileTracker::ForgetLocked() {
+void MediumFileTracker::ForgetSstsLocked() {
   open_files_->Clear();
   deferred_.clear();
   seeded_ = false;
   sst_refs_.clear();
   referencers_.clear();
+}
+
+void MediumFileTracker::ForgetLocked() {
+  ForgetSstsLocked();
   written_here_.clear();
+}
+
+std::string MediumFileTracker::CurrentManifestLocked() const {
+  std::string current;
+  if (!ReadFileToString((fs_ ? fs_ : FileSystem::Default()).get(),
+                        dir_ + "/CURRENT", &current)
+           .ok()) {
+    current.clear();
+  }
+  return current;
 }
 
 std::shared_ptr<FileSystem> MediumFileTracker::file_system() const {
@@ -324,9 +338,14 @@ void MediumFileTracker::EnsureSeeded() {
   std::vector<DeadRuns> dead;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    std::string manifest = CurrentManifestLocked();
+    if (seeded_ && manifest != seeded_manifest_) {
+      ForgetSstsLocked();  // the DB was opened again since: learn it again
+    }
     if (seeded_ || !SeedLocked(&dead).ok()) {
       return;  // a failed seeding is retried at the next event
     }
+    seeded_manifest_ = std::move(manifest);
   }
   Punch(std::move(dead));
 }

@@ -25,6 +25,12 @@
 //   succeeds. Seeding deletes the medium files that no SST on disk references
 //   and that this process did not write (crash leftovers), and punches every
 //   run of the others that no SST points into (punches lost in a crash).
+// - What was learned holds only for the DB as it was seen: another process
+//   may open the directory between two opens by this one, and compact it, or
+//   a copy may replace its files. Every open writes a new MANIFEST, so before
+//   acting on an event the tracker checks that CURRENT still names the
+//   MANIFEST it named at seeding, and seeds again from the files on disk
+//   when it does not.
 #pragma once
 
 #include <atomic>
@@ -106,8 +112,8 @@ class MediumFileTracker : public BuildRegistry {
   Status LinkForBackup(FileSystem* fs, uint64_t number);
   void UnlinkForBackup(FileSystem* fs, uint64_t number);
 
-  // Reads the properties of every SST on disk, once it succeeds; see the file
-  // comment.
+  // Reads the properties of every SST on disk, once it succeeds, and again
+  // when CURRENT names another MANIFEST than then; see the file comment.
   void EnsureSeeded();
 
   bool seeded() const;
@@ -162,16 +168,24 @@ class MediumFileTracker : public BuildRegistry {
   // still point into them.
   void Punch(std::vector<DeadRuns> dead);
 
+  // What CURRENT says now; empty when it cannot be read (the SSTs are not in
+  // the DB's own directory).
+  std::string CurrentManifestLocked() const;
+  // Forgets the SSTs and medium files learned; ForgetLocked also what this
+  // session wrote.
+  void ForgetSstsLocked();
+  void ForgetLocked();
+
   const std::string dir_;
   MediumFileCache* const open_files_;
   mutable std::mutex mu_;
   std::shared_ptr<FileSystem> fs_;
   std::weak_ptr<SstFileManager> sst_file_manager_;
-  void ForgetLocked();
 
   std::string db_id_;
   std::string session_id_;
   bool seeded_ = false;
+  std::string seeded_manifest_;  // what CURRENT named when seeding began
   std::map<uint64_t, SstEntry> sst_refs_;  // by SST number
   // medium number -> the SSTs that reference it
   std::map<uint64_t, std::set<uint64_t>> referencers_;
