@@ -72,7 +72,8 @@ TEST(PunchHolesTest, FileSharedWithACheckpointIsLeftAlone) {
   ASSERT_EQ(link(path.c_str(), dir.Sub("copy.medium").c_str()), 0);
   const uint64_t before = AllocatedBytes(path);
   uint64_t freed = 0;
-  ASSERT_OK(PunchHoles(path, {{0, 1 << 20}}, 0, 0, &freed));
+  IOStatus s = PunchHoles(path, {{0, 1 << 20}}, 0, 0, &freed);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();  // to be tried again
   EXPECT_EQ(freed, 0u);
   EXPECT_EQ(AllocatedBytes(path), before);
 }

@@ -202,6 +202,30 @@ TEST(MediumSpaceTest, CheckpointSharingFilesBlocksPunching) {
   EXPECT_EQ(AllocatedBytes(copied), full);
 }
 
+// The runs that died while a checkpoint shared the file are punched once it
+// no longer does, at the next SST deletion, not at the next open.
+TEST(MediumSpaceTest, PunchesHeldBackByACheckpointFollowItsDeletion) {
+  test::ScratchDir dir("punchafterckpt");
+  auto db = Open(PunchOptions(), dir.path());
+  const std::string medium = LoadIntoL1(db.get(), dir.path());
+  const uint64_t full = AllocatedBytes(medium);
+  ASSERT_OK(CreateCheckpoint(db.get(), dir.Sub("checkpoint")));
+  MergeFirstHalf(db.get());
+  ASSERT_EQ(AllocatedBytes(medium), full) << "punched while shared";
+  ASSERT_OK(hybridkv::DestroyDB(dir.Sub("checkpoint"), PunchOptions()));
+  // An SST deletion: the flush's SST, compacted away.
+  ASSERT_OK(db->Put(WriteOptions(), "zz-more", "small"));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(
+      db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 0), 1));
+  EXPECT_TRUE(Eventually([&] {
+    return AllocatedBytes(medium) < full * 6 / 10;
+  })) << AllocatedBytes(medium)
+      << " of " << full;
+  ASSERT_OK(db->Delete(WriteOptions(), "zz-more"));
+  CheckAll(db.get());
+}
+
 // Crashes around a punch. Punches follow the deletion of the SST whose
 // pointers die, which follows the MANIFEST edit that drops it, so no crash
 // can leave a live pointer into a punched run. The child process is killed

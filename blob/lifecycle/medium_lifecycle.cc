@@ -317,7 +317,8 @@ void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
     }
     punched_bytes_ += freed;
     std::lock_guard<std::mutex> lock(mu_);
-    if (s.IsBusy()) {  // held by a reader: again after the next deletion
+    if (s.IsBusy()) {  // held by a reader, or shared: again at the next
+                       // deletion
       if (referencers_.count(d.medium_number) != 0) {
         MediumRuns& runs = deferred_[d.medium_number];
         runs.insert(runs.end(), d.runs.begin(), d.runs.end());

@@ -87,7 +87,9 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
     return Errno("cannot stat", path, errno);
   }
   if (st.st_nlink > 1) {
-    return IOStatus::OK();  // shared with a checkpoint
+    return IOStatus::Busy("HybridKV: " + path + " is shared with " +
+                          std::to_string(st.st_nlink - 1) +
+                          " hard link(s), such as a checkpoint's");
   }
   struct flock probe = {};
   probe.l_type = F_WRLCK;

@@ -34,11 +34,11 @@ bool CanPunchHoles(const FileSystem& fs);
 // system (a partial block would have to be zeroed, which is a write). The
 // clipping keeps a format's header and footer whatever the ranges say, so a
 // caller may pass runs that reach past the file (WholeMediumFile). Sets
-// `*bytes_freed` to the bytes punched. Does nothing when the file has more
-// than one hard link: a checkpoint made by hybridkv::CreateCheckpoint shares
-// it, and its SSTs may still point into these ranges. Busy when a process
-// other than this one holds the file for reading (HoldForReading): a
-// secondary instance whose older Version may still point into these ranges.
+// `*bytes_freed` to the bytes punched. Busy, punching nothing, when the file
+// has more than one hard link (a checkpoint made by hybridkv::CreateCheckpoint
+// shares it, and its SSTs may still point into these ranges), or when a
+// process other than this one holds the file for reading (HoldForReading: a
+// secondary instance whose older Version may still point into these ranges).
 // NotSupported when the file system cannot punch holes.
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
                     uint64_t keep_head, uint64_t keep_tail,
