@@ -129,7 +129,12 @@ TEST(MediumFileTrackerTest, UnknownReferencesFreeNothing) {
   TableProperties future = SstProperties(7, handles, 0, kRecords);
   future.user_collected_properties[kMediumRefsProperty] =
       std::string("\x63\x01\x07", 3);  // version 99
+  // On disk, and unreadable too: seeding cannot learn its references.
+  ASSERT_OK(
+      WriteStringToFile(Env::Default(), "not a table", dir.Sub("000102.sst")));
   tracker.AddSst(102, dir.Sub("000102.sst"), future);
+  EXPECT_FALSE(tracker.seeded());
+  tracker.EnsureSeeded();
   EXPECT_FALSE(tracker.seeded());
   tracker.RemoveSst(101);
   tracker.RemoveSst(100);

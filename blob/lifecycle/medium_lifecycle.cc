@@ -238,8 +238,9 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
            .ok()) {
     // Its references are unknown: nothing may be freed on a guess until
     // seeding, again at the next event, reads them from disk (and frees
-    // nothing while it cannot).
+    // nothing while it cannot). Not registered, or seeding would skip it.
     seeded_ = false;
+    return;
   }
   RegisterLocked(sst_number, props.column_family_id, refs);
 }
