@@ -142,6 +142,27 @@ TEST(MediumFileTrackerTest, UnknownReferencesFreeNothing) {
   EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
 }
 
+// A flush whose SST fails after its builder finished: RocksDB deletes the SST
+// and reports the failure. The medium file goes, even when a seeding read the
+// SST from disk meanwhile.
+TEST(MediumFileTrackerTest, FailedBuildDeletesItsMediumFile) {
+  test::ScratchDir dir("tracker-failed");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
+  tracker.BuildStarted(7, "session");
+  tracker.BuildFinished(7);
+  // What a seeding does with the SST still on disk.
+  tracker.AddSst(7, dir.Sub("000007.sst"),
+                 SstProperties(7, handles, 0, kRecords));
+  tracker.BuildFailed(7);
+  EXPECT_FALSE(Exists(medium));
+  MediumRefs refs;
+  EXPECT_FALSE(tracker.RefsOf(7, &refs));
+}
+
 // Table readers of other instances of the directory (a secondary, a
 // read-only DB, an SstFileReader) do not replace the file system and
 // SstFileManager that the primary's builders set; the first reader's serve

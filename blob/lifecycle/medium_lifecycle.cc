@@ -209,9 +209,23 @@ void MediumFileTracker::BuildFinished(uint64_t sst_number) {
 
 void MediumFileTracker::BuildFailed(uint64_t sst_number) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (written_here_.erase(sst_number) == 0 ||
-      referencers_.count(sst_number) != 0) {
+  if (written_here_.erase(sst_number) == 0) {
     return;
+  }
+  // A seeding may have read the failed SST from disk before RocksDB deleted
+  // it (RocksDB reports no deletion of it).
+  auto failed = sst_refs_.find(sst_number);
+  if (failed != sst_refs_.end()) {
+    for (const auto& [medium_number, ref] : failed->second.refs) {
+      auto holders = referencers_.find(medium_number);
+      if (holders == referencers_.end()) continue;
+      holders->second.erase(sst_number);
+      if (holders->second.empty()) referencers_.erase(holders);
+    }
+    sst_refs_.erase(failed);
+  }
+  if (referencers_.count(sst_number) != 0) {
+    return;  // not the failed build's medium file
   }
   const std::string path = MediumFileName(dir_, sst_number);
   if ((fs_ ? fs_ : FileSystem::Default())
