@@ -21,7 +21,7 @@ void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
     return;
   }
   tracker->AddSst(number, info.file_path, info.table_properties);
-  tracker->EnsureSeeded();
+  tracker->EnsureSeeded(info.db_name);
 }
 
 void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {
@@ -30,19 +30,21 @@ void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {
     return;
   }
   MediumFileTracker* tracker = &DbStateFor(DirName(info.file_path))->tracker();
-  tracker->EnsureSeeded();
+  tracker->EnsureSeeded(info.db_name);
   tracker->RemoveSst(number);
 }
 
 void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
-  DbStateFor(DirName(info.file_path))->tracker().EnsureSeeded();
+  DbStateFor(DirName(info.file_path))->tracker().EnsureSeeded(db->GetName());
   ApplyBlobGcPolicy(db, info.cf_id);
 }
 
 void HybridKVListener::OnCompactionCompleted(DB* db,
                                              const CompactionJobInfo& info) {
   if (!info.output_files.empty()) {
-    DbStateFor(DirName(info.output_files.front()))->tracker().EnsureSeeded();
+    DbStateFor(DirName(info.output_files.front()))
+        ->tracker()
+        .EnsureSeeded(db->GetName());
   }
   ApplyBlobGcPolicy(db, info.cf_id);
 }

@@ -11,29 +11,22 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-namespace {
-
-// The references of SST `number` at `path`. The tracker knows the SSTs
-// RocksDB reported; others (written before this process, or with the listener
-// off) say so in their properties.
-Status RefsOfSst(DB* db, MediumFileTracker& tracker, uint64_t number,
-                 const std::string& path, MediumRefs* refs) {
-  return tracker.RefsOf(number, refs)
-             ? Status::OK()
-             : ReadSstMediumRefs(db->GetEnv()->GetFileSystem(), path, refs);
-}
-
-}  // namespace
-
 Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found) {
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
-  MediumFileTracker& tracker = DbStateFor(dir)->tracker();
+  // The tracker knows the SSTs RocksDB reported; others (written before this
+  // process, or with the listener off) say so in their properties.
+  std::map<uint64_t, MediumRefs> known;
+  DbStateFor(dir)->tracker().KnownRefs(db->GetName(), &known);
   found->dir = dir;
   for (uint64_t sst : sst_numbers) {
     MediumRefs refs;
-    Status s = RefsOfSst(db, tracker, sst, MakeTableFileName(dir, sst), &refs);
+    auto it = known.find(sst);
+    Status s = it != known.end()
+                   ? Status::OK()
+                   : ReadSstMediumRefs(fs, MakeTableFileName(dir, sst), &refs);
+    if (it != known.end()) refs = it->second;
     if (!s.ok()) {
       return Status::Corruption(
           "HybridKV: cannot tell which medium files SST " +
@@ -67,20 +60,41 @@ Status FindHybridKVFiles(DB* db,
   return FindHybridKVFiles(db, dir, ssts, found);
 }
 
-Status ReadLiveSstRefs(DB* db, std::map<uint64_t, MediumRefs>* refs) {
+Status ReadLiveSstRefs(DB* db, std::string* dir,
+                       std::map<uint64_t, MediumRefs>* refs) {
   std::vector<LiveFileMetaData> files;
   db->GetLiveFilesMetaData(&files);  // SSTs only
-  MediumFileTracker& tracker = DbStateFor(db->GetName())->tracker();
   refs->clear();
+  // One directory: HybridTable refuses several paths. RocksDB fills
+  // cf_paths from db_paths, and db_paths with the DB's directory.
+  const std::vector<DbPath> paths = db->GetOptions().cf_paths;
+  *dir = !files.empty()   ? files.front().directory
+         : !paths.empty() ? paths.front().path
+                          : db->GetName();
+  std::map<uint64_t, MediumRefs> known;
+  DbStateFor(*dir)->tracker().KnownRefs(db->GetName(), &known);
+  const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   for (const LiveFileMetaData& f : files) {
-    Status s = RefsOfSst(db, tracker, f.file_number,
-                         f.directory + "/" + f.relative_filename,
-                         &(*refs)[f.file_number]);
+    auto it = known.find(f.file_number);
+    if (it != known.end()) {
+      (*refs)[f.file_number] = it->second;
+      continue;
+    }
+    const std::string path = f.directory + "/" + f.relative_filename;
+    std::unique_ptr<TableProperties> props;
+    Status s = ReadSstProperties(fs, path, &props);
+    if (s.IsNotFound() || s.IsPathNotFound()) {
+      continue;  // deleted since it was listed: it references nothing now
+    }
+    bool has_refs = false;
+    MediumRefs sst_refs;
+    if (s.ok()) s = GetMediumRefs(*props, &sst_refs, &has_refs);
     if (!s.ok()) {
       return Status::Corruption(
-          "HybridKV: cannot tell which medium files SST " + f.directory + "/" +
-          f.relative_filename + " points into: " + s.ToString());
+          "HybridKV: cannot tell which medium files SST " + path +
+          " points into: " + s.ToString());
     }
+    if (has_refs) (*refs)[f.file_number] = std::move(sst_refs);
   }
   return Status::OK();
 }

@@ -47,12 +47,17 @@ Status FindHybridKVFiles(DB* db,
                          const std::vector<LiveFileStorageInfo>& rocksdb_files,
                          HybridKVFiles* found);
 
-// The medium references of each SST of `db`'s current Version, by SST number:
-// the medium-file tracker's where it has registered the SST, else read from
-// the SST itself. So they are right in any process that has the DB open: a
-// secondary, a read-only instance, or a primary before its first flush or
-// compaction, whose tracker has not read the DB's SSTs yet.
-Status ReadLiveSstRefs(DB* db, std::map<uint64_t, MediumRefs>* refs);
+// The medium references of each SST of `db`'s current Version, by SST number,
+// and the SSTs' directory `*dir`: the medium-file tracker's where it knows the
+// DB as it is now, else read from the SST's own refs property. So they are
+// right in any process that has the DB open: a secondary, a read-only
+// instance, or a primary before its first flush or compaction, whose tracker
+// has not read the DB's SSTs yet. For figures, not for freeing anything: an
+// SST deleted since the listing is skipped, and one without the property
+// (built by stock RocksDB, which may have copied pointers) counts as none,
+// where ReadSstMediumRefs would read all its entries.
+Status ReadLiveSstRefs(DB* db, std::string* dir,
+                       std::map<uint64_t, MediumRefs>* refs);
 
 // An entry of RocksDB's list for medium file `number` of `dir`, under the name
 // `relative_filename`. Medium files are listed as kBlobFile: immutable data

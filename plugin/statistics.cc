@@ -16,7 +16,14 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 Status GetStatistics(DB* db, HybridStatistics* stats) {
-  const std::string dir = db->GetName();
+  // The SSTs' directory, which holds the medium files (the DB's own unless
+  // db_paths or cf_paths says otherwise).
+  std::map<uint64_t, MediumRefs> live_refs;
+  std::string dir;
+  Status status = ReadLiveSstRefs(db, &dir, &live_refs);
+  if (!status.ok()) {
+    return status;
+  }
   DbState* state = DbStateFor(dir);
   const DbCounters& c = state->counters;
   HybridStatistics s;
@@ -34,11 +41,6 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
       s.live_medium_files++;
       s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
     }
-  }
-  std::map<uint64_t, MediumRefs> live_refs;
-  Status status = ReadLiveSstRefs(db, &live_refs);
-  if (!status.ok()) {
-    return status;
   }
   std::set<uint64_t> referenced;
   for (const auto& [sst, refs] : live_refs) {

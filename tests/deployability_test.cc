@@ -428,15 +428,14 @@ TEST(DeployabilityTest, RestoreIntoTheSameDirectoryForgetsItsOldFiles) {
   MediumFileTracker& tracker = DbStateFor(dir.Sub("db"))->tracker();
   ASSERT_TRUE(tracker.seeded());
   const auto replaced = test::FilesWithSuffix(dir.Sub("db"), ".sst");
-  MediumRefs refs;
+  std::map<uint64_t, MediumRefs> known;
   ASSERT_FALSE(replaced.empty());
-  ASSERT_TRUE(tracker.RefsOf(SstNumberOf(replaced.front()), &refs));
+  ASSERT_TRUE(tracker.KnownRefs(dir.Sub("db"), &known));
+  ASSERT_EQ(known.count(SstNumberOf(replaced.front())), 1u);
   ASSERT_OK(hybridkv::RestoreDBFromLatestBackup(engine.get(), dir.Sub("db"),
                                                 dir.Sub("db")));
   EXPECT_FALSE(tracker.seeded());
-  for (const std::string& sst : replaced) {
-    EXPECT_FALSE(tracker.RefsOf(SstNumberOf(sst), &refs)) << sst;
-  }
+  EXPECT_FALSE(tracker.KnownRefs(dir.Sub("db"), &known));
   auto db = OpenRaw(options, dir.Sub("db"));
   ASSERT_NE(db, nullptr);
   VerifyCopy(db.get(), 2000);
@@ -641,6 +640,52 @@ TEST(DeployabilityTest, PropertiesAreKnownBeforeTheFirstFlushAndReadOnly) {
   auto db = OpenHandle(options, dir.Sub("db"));
   ASSERT_FALSE(tracker.seeded()) << "seeded at open: the test proves nothing";
   expect_loaded_figures(db.get());
+}
+
+// With the SSTs (and so the medium files) in db_paths[0], the figures are of
+// that directory.
+TEST(DeployabilityTest, PropertiesCountTheMediumFilesOfTheDbPath) {
+  test::ScratchDir dir("props-dbpath");
+  Options options = test::SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  options.db_paths = {DbPath(dir.Sub("ssts"), 0)};
+  auto db = OpenHandle(options, dir.Sub("db"));
+  ASSERT_NE(db, nullptr);
+  LoadBase(db.get(), 2000);
+  HybridStatistics stats;
+  ASSERT_OK(GetStatistics(db.get(), &stats));
+  EXPECT_EQ(stats.live_medium_files,
+            test::FilesWithSuffix(dir.Sub("ssts"), ".medium").size());
+  EXPECT_GT(stats.live_medium_files, 0u);
+  EXPECT_GT(stats.medium_values_extracted, 1000u);
+  EXPECT_GE(stats.referenced_medium_file_bytes,
+            stats.referenced_medium_live_bytes);
+  EXPECT_GT(stats.referenced_medium_live_bytes, 0u);
+}
+
+// A secondary's figures are of its own Version: the SSTs the primary deleted
+// since its last catch-up are skipped, not an error, and the catch-up moves
+// them on.
+TEST(DeployabilityTest, SecondaryPropertiesFollowItsVersion) {
+  test::ScratchDir dir("props-secondary");
+  Options options = test::SmallLsmOptions();
+  options.enable_blob_files = false;  // RocksDB's BlobDB has no secondaries
+  options.disable_auto_compactions = true;
+  auto primary = OpenRaw(options, dir.Sub("db"));
+  LoadBase(primary.get(), 2000);
+  StackableDB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenAsSecondary(options, dir.Sub("db"),
+                                      dir.Sub("secondary"), &raw));
+  std::unique_ptr<StackableDB> secondary(raw);
+  uint64_t before = 0;
+  ASSERT_TRUE(secondary->GetIntProperty(kPropertyMediumPointers, &before));
+  ASSERT_GT(before, 1000u);          // 60% of 2000 keys are medium
+  CompactSourceAway(primary.get());  // deletes every SST the secondary lists
+  uint64_t pointers = 0;
+  EXPECT_TRUE(secondary->GetIntProperty(kPropertyMediumPointers, &pointers));
+  ASSERT_OK(secondary->TryCatchUpWithPrimary());
+  ASSERT_TRUE(secondary->GetIntProperty(kPropertyMediumPointers, &pointers));
+  EXPECT_EQ(pointers, 0u);
 }
 
 // Logical size of the SSTs and blob files plus the allocated size of the

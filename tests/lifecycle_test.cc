@@ -97,19 +97,26 @@ TEST(LifecycleTest, MediumFilesGoOnceNothingReferencesThem) {
 }
 
 // What this process's medium-file tracker knows of a directory is of the DB
-// it last saw there. Between two opens by this process, another one (here a
-// second path to the directory, which has a tracker of its own) compacts the
-// DB and stops before deleting the compaction's inputs, as a crash leaves
+// it last saw there. Between two opens by this process, another one (here
+// second paths to the directories, which have trackers of their own) compacts
+// the DB and stops before deleting the compaction's inputs, as a crash leaves
 // them. This process's next open deletes those inputs as obsolete. By what it
 // knew, they were the only SSTs pointing into their medium files, which would
 // then be deleted under the compaction's output. It learns the DB again first.
-TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbLearnsItAgain) {
+// With `own_sst_dir`, the SSTs and medium files are in db_paths[0], not in
+// the DB's directory, which holds CURRENT.
+void ReopenAfterAnotherProcessChangedTheDb(bool own_sst_dir) {
   test::ScratchDir dir("stale");
   const std::string db_path = dir.Sub("db");
-  const std::string other_path = dir.Sub("other");  // the same directory
-  Options options = MakeOptions();
+  const std::string sst_path = own_sst_dir ? dir.Sub("ssts") : db_path;
+  auto options_for = [&](const std::string& ssts) {
+    Options options = MakeOptions();
+    if (own_sst_dir) options.db_paths = {DbPath(ssts, 0)};
+    return options;
+  };
   {
-    auto db = Open(options, db_path);
+    auto db = Open(options_for(sst_path), db_path);
+    ASSERT_NE(db, nullptr);
     for (int half = 0; half < 2; ++half) {  // two SSTs, two medium files
       for (int i = half * 500; i < half * 500 + 500; ++i) {
         ASSERT_OK(db->Put(WriteOptions(), Key(i), Medium(i, 1)));
@@ -117,30 +124,37 @@ TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbLearnsItAgain) {
       ASSERT_OK(db->Flush(FlushOptions()));
     }
   }
-  ASSERT_EQ(symlink(db_path.c_str(), other_path.c_str()), 0);
-  const auto inputs = test::FilesWithSuffix(db_path, ".sst");
+  // The other process's paths to the same directories.
+  const std::string other_db = dir.Sub("other");
+  const std::string other_ssts = own_sst_dir ? dir.Sub("other-ssts") : other_db;
+  ASSERT_EQ(symlink(db_path.c_str(), other_db.c_str()), 0);
+  if (own_sst_dir) {
+    ASSERT_EQ(symlink(sst_path.c_str(), other_ssts.c_str()), 0);
+  }
+  const auto inputs = test::FilesWithSuffix(sst_path, ".sst");
   ASSERT_EQ(inputs.size(), 2u);
   {
-    auto other = Open(options, other_path);
+    auto other = Open(options_for(other_ssts), other_db);
+    ASSERT_NE(other, nullptr);
     ASSERT_OK(other->DisableFileDeletions());  // left, as a crash leaves them
     ASSERT_OK(other->CompactFiles(CompactionOptions(),
                                   test::FilesAt(other.get(), 0),
                                   /*output_level=*/1));  // pointers kept
   }
   for (const std::string& sst : inputs) {
-    ASSERT_TRUE(Env::Default()->FileExists(db_path + "/" + sst).ok())
+    ASSERT_TRUE(Env::Default()->FileExists(sst_path + "/" + sst).ok())
         << sst << " was deleted: the test proves nothing";
   }
-  ASSERT_EQ(MediumFiles(db_path), 2u);
-  auto db = Open(options, db_path);
+  ASSERT_EQ(MediumFiles(sst_path), 2u);
+  auto db = Open(options_for(sst_path), db_path);
   ASSERT_NE(db, nullptr);
   for (const std::string& sst : inputs) {
     EXPECT_TRUE(Eventually([&] {
-      return !Env::Default()->FileExists(db_path + "/" + sst).ok();
+      return !Env::Default()->FileExists(sst_path + "/" + sst).ok();
     })) << sst
         << " was not deleted as obsolete";
   }
-  EXPECT_EQ(MediumFiles(db_path), 2u);
+  EXPECT_EQ(MediumFiles(sst_path), 2u);
   // Read after another open too: open files outlive their deletion.
   for (int round = 0; round < 2; ++round) {
     for (int i = 0; i < 1000; ++i) {
@@ -149,9 +163,17 @@ TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbLearnsItAgain) {
       ASSERT_EQ(v, Medium(i, 1)) << i;
     }
     db.reset();
-    db = Open(options, db_path);
+    db = Open(options_for(sst_path), db_path);
     ASSERT_NE(db, nullptr);
   }
+}
+
+TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbLearnsItAgain) {
+  ReopenAfterAnotherProcessChangedTheDb(/*own_sst_dir=*/false);
+}
+
+TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbInItsDbPath) {
+  ReopenAfterAnotherProcessChangedTheDb(/*own_sst_dir=*/true);
 }
 
 TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {

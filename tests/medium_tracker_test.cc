@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,7 @@ void RegisterHalves(MediumFileTracker* tracker, const test::ScratchDir& dir,
                   SstProperties(7, handles, 0, kRecords / 2));
   tracker->AddSst(101, dir.Sub("000101.sst"),
                   SstProperties(7, handles, kRecords / 2, kRecords));
-  tracker->EnsureSeeded();
+  tracker->EnsureSeeded(dir.path());
   ASSERT_TRUE(tracker->seeded());
 }
 
@@ -134,7 +135,7 @@ TEST(MediumFileTrackerTest, UnknownReferencesFreeNothing) {
       WriteStringToFile(Env::Default(), "not a table", dir.Sub("000102.sst")));
   tracker.AddSst(102, dir.Sub("000102.sst"), future);
   EXPECT_FALSE(tracker.seeded());
-  tracker.EnsureSeeded();
+  tracker.EnsureSeeded(dir.path());
   EXPECT_FALSE(tracker.seeded());
   tracker.RemoveSst(101);
   tracker.RemoveSst(100);
@@ -159,8 +160,10 @@ TEST(MediumFileTrackerTest, FailedBuildDeletesItsMediumFile) {
                  SstProperties(7, handles, 0, kRecords));
   tracker.BuildFailed(7);
   EXPECT_FALSE(Exists(medium));
-  MediumRefs refs;
-  EXPECT_FALSE(tracker.RefsOf(7, &refs));
+  tracker.EnsureSeeded(dir.path());
+  std::map<uint64_t, MediumRefs> known;
+  ASSERT_TRUE(tracker.KnownRefs(dir.path(), &known));
+  EXPECT_EQ(known.count(7), 0u);
 }
 
 // Table readers of other instances of the directory (a secondary, a
@@ -195,7 +198,7 @@ TEST(MediumFileTrackerTest, SeedingDeletesOnlyUnreferencedLeftovers) {
   tracker.SetFileSystem(FileSystem::Default(), nullptr);
   tracker.AddSst(100, dir.Sub("000100.sst"),
                  SstProperties(7, kept, 0, kRecords));
-  tracker.EnsureSeeded();
+  tracker.EnsureSeeded(dir.path());
   EXPECT_TRUE(Exists(MediumFileName(dir.path(), 7)));
   EXPECT_FALSE(Exists(MediumFileName(dir.path(), 8)));
 }
@@ -207,7 +210,7 @@ TEST(MediumFileTrackerTest, FileBeingWrittenIsNotALeftover) {
   MediumFileTracker tracker(dir.path(), &open_files);
   tracker.SetFileSystem(FileSystem::Default(), nullptr);
   tracker.BuildStarted(9, "session");
-  tracker.EnsureSeeded();
+  tracker.EnsureSeeded(dir.path());
   EXPECT_TRUE(Exists(MediumFileName(dir.path(), 9)));
   tracker.BuildFinished(9);
 }
@@ -235,7 +238,7 @@ TEST(MediumFileTrackerTest, RunsHeldByAnotherSessionArePunchedOnceReleased) {
                  SstProperties(7, handles, kRecords / 2, kRecords));
   tracker.AddSst(102, dir.Sub("000102.sst"), SstProperties(8, other, 0, 4));
   tracker.AddSst(103, dir.Sub("000103.sst"), SstProperties(8, other, 4, 8));
-  tracker.EnsureSeeded();
+  tracker.EnsureSeeded(dir.path());
   const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
   open_files.Hold(7, "primary");  // the tracker's own session: no hold
   open_files.Hold(7, "secondary");

@@ -176,10 +176,11 @@ void MediumFileTracker::ForgetLocked() {
   written_here_.clear();
 }
 
-std::string MediumFileTracker::CurrentManifestLocked() const {
+std::string MediumFileTracker::CurrentManifestLocked(
+    const std::string& db_dir) const {
   std::string current;
   if (!ReadFileToString((fs_ ? fs_ : FileSystem::Default()).get(),
-                        dir_ + "/CURRENT", &current)
+                        db_dir + "/CURRENT", &current)
            .ok()) {
     current.clear();
   }
@@ -350,11 +351,11 @@ void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
   }
 }
 
-void MediumFileTracker::EnsureSeeded() {
+void MediumFileTracker::EnsureSeeded(const std::string& db_dir) {
   std::vector<DeadRuns> dead;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::string manifest = CurrentManifestLocked();
+    std::string manifest = CurrentManifestLocked(db_dir);
     if (seeded_ && manifest != seeded_manifest_) {
       ForgetSstsLocked();  // the DB was opened again since: learn it again
     }
@@ -434,11 +435,15 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
   return Status::OK();
 }
 
-bool MediumFileTracker::RefsOf(uint64_t sst_number, MediumRefs* refs) const {
+bool MediumFileTracker::KnownRefs(const std::string& db_dir,
+                                  std::map<uint64_t, MediumRefs>* refs) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = sst_refs_.find(sst_number);
-  if (it == sst_refs_.end()) return false;
-  *refs = it->second.refs;
+  if (!seeded_ || CurrentManifestLocked(db_dir) != seeded_manifest_) {
+    return false;
+  }
+  refs->clear();
+  for (const auto& [number, entry] : sst_refs_)
+    refs->emplace(number, entry.refs);
   return true;
 }
 

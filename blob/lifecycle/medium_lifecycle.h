@@ -113,8 +113,9 @@ class MediumFileTracker : public BuildRegistry {
   void UnlinkForBackup(FileSystem* fs, uint64_t number);
 
   // Reads the properties of every SST on disk, once it succeeds, and again
-  // when CURRENT names another MANIFEST than then; see the file comment.
-  void EnsureSeeded();
+  // when CURRENT in `db_dir` (the DB's directory, which may not be the SSTs')
+  // names another MANIFEST than then; see the file comment.
+  void EnsureSeeded(const std::string& db_dir);
 
   bool seeded() const;
 
@@ -123,8 +124,11 @@ class MediumFileTracker : public BuildRegistry {
   // while no DB had it open (a restore into it, DestroyDB).
   void Forget();
 
-  // The references of SST `sst_number` when it is registered.
-  bool RefsOf(uint64_t sst_number, MediumRefs* refs) const;
+  // The references of every registered SST, by SST number, when they are of
+  // the DB as it is now: seeded, and CURRENT in `db_dir` names the MANIFEST it
+  // named at seeding. False otherwise: read the SSTs themselves.
+  bool KnownRefs(const std::string& db_dir,
+                 std::map<uint64_t, MediumRefs>* refs) const;
 
   // Dead medium bytes freed in place since this process began, and the
   // punches that failed (the next open makes them again).
@@ -168,9 +172,8 @@ class MediumFileTracker : public BuildRegistry {
   // still point into them.
   void Punch(std::vector<DeadRuns> dead);
 
-  // What CURRENT says now; empty when it cannot be read (the SSTs are not in
-  // the DB's own directory).
-  std::string CurrentManifestLocked() const;
+  // What CURRENT in `db_dir` says now; empty when it cannot be read.
+  std::string CurrentManifestLocked(const std::string& db_dir) const;
   // Forgets the SSTs and medium files learned; ForgetLocked also what this
   // session wrote.
   void ForgetSstsLocked();
