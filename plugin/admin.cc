@@ -3,6 +3,7 @@
 // Checkpoint and DestroyDB helpers that know HybridKV's own files: `<n>.medium`
 // and HYBRIDKV-SECRET. The checkpoint is RocksDB's own, taken through
 // HybridKV's handle, whose live-file list holds them (plugin/live_files.h).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/hybrid_db.h"
+#include "plugin/hybridkv/plugin/live_files.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/utilities/checkpoint.h"
@@ -72,12 +74,18 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   if (s.ok()) {
     s = db->WaitForCompact(WaitForCompactOptions());
   }
-  // The live SSTs' pointers, known in any session (GetStatistics).
-  HybridStatistics stats;
-  if (s.ok()) s = GetStatistics(db.get(), &stats);
-  if (s.ok() && stats.medium_pointers != 0) {
+  // The live SSTs' pointers, known in any session; those of an SST built
+  // without HybridKV too.
+  std::string dir;
+  std::map<uint64_t, MediumRefs> refs;
+  if (s.ok()) s = ReadLiveSstRefs(db.get(), &dir, &refs, /*read_unknown=*/true);
+  uint64_t pointers = 0;
+  for (const auto& [sst, sst_refs] : refs) {
+    for (const auto& [number, ref] : sst_refs) pointers += ref.pointers;
+  }
+  if (s.ok() && pointers != 0) {
     s = Status::Incomplete(
-        "HybridKV: " + std::to_string(stats.medium_pointers) +
+        "HybridKV: " + std::to_string(pointers) +
         " medium pointers remain after a full compaction of " + name +
         "; the DB is still a HybridKV DB. Run ConvertToStockDB again.");
   }

@@ -61,7 +61,8 @@ Status FindHybridKVFiles(DB* db,
 }
 
 Status ReadLiveSstRefs(DB* db, std::string* dir,
-                       std::map<uint64_t, MediumRefs>* refs) {
+                       std::map<uint64_t, MediumRefs>* refs,
+                       bool read_unknown) {
   std::vector<LiveFileMetaData> files;
   db->GetLiveFilesMetaData(&files);  // SSTs only
   refs->clear();
@@ -89,6 +90,10 @@ Status ReadLiveSstRefs(DB* db, std::string* dir,
     bool has_refs = false;
     MediumRefs sst_refs;
     if (s.ok()) s = GetMediumRefs(*props, &sst_refs, &has_refs);
+    if (s.ok() && !has_refs && read_unknown) {
+      s = ReadMediumRefs(fs, path, *props, &sst_refs);
+      has_refs = true;
+    }
     if (!s.ok()) {
       return Status::Corruption(
           "HybridKV: cannot tell which medium files SST " + path +

@@ -52,12 +52,13 @@ Status FindHybridKVFiles(DB* db,
 // DB as it is now, else read from the SST's own refs property. So they are
 // right in any process that has the DB open: a secondary, a read-only
 // instance, or a primary before its first flush or compaction, whose tracker
-// has not read the DB's SSTs yet. For figures, not for freeing anything: an
-// SST deleted since the listing is skipped, and one without the property
-// (built by stock RocksDB, which may have copied pointers) counts as none,
-// where ReadSstMediumRefs would read all its entries.
+// has not read the DB's SSTs yet. An SST deleted since the listing is
+// skipped. One without the property (built by stock RocksDB, which may have
+// copied pointers) counts as none, unless `read_unknown`: then all its entries
+// are read (ReadSstMediumRefs), as deciding that no pointer is left needs.
 Status ReadLiveSstRefs(DB* db, std::string* dir,
-                       std::map<uint64_t, MediumRefs>* refs);
+                       std::map<uint64_t, MediumRefs>* refs,
+                       bool read_unknown = false);
 
 // An entry of RocksDB's list for medium file `number` of `dir`, under the name
 // `relative_filename`. Medium files are listed as kBlobFile: immutable data
