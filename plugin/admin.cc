@@ -98,10 +98,10 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   // No SST points anywhere now: HybridKV's files are leftovers.
   const std::shared_ptr<FileSystem>& fs = db_options.env->GetFileSystem();
   std::vector<std::string> children;
-  s = fs->GetChildren(name, IOOptions(), &children, nullptr);
+  s = fs->GetChildren(dir, IOOptions(), &children, nullptr);  // the SSTs'
   for (size_t i = 0; s.ok() && i < children.size(); ++i) {
     if (IsHybridKVFile(children[i])) {
-      s = fs->DeleteFile(name + "/" + children[i], IOOptions(), nullptr);
+      s = fs->DeleteFile(dir + "/" + children[i], IOOptions(), nullptr);
     }
   }
   return s;

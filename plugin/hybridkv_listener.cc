@@ -39,6 +39,14 @@ void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
   ApplyBlobGcPolicy(db, info.cf_id);
 }
 
+void HybridKVListener::OnCompactionBegin(DB* /*db*/,
+                                         const CompactionJobInfo& info) {
+  if (info.compaction_reason == CompactionReason::kChangeTemperature &&
+      !info.input_files.empty()) {
+    DbStateFor(DirName(info.input_files.front()))->tracker().Reseed();
+  }
+}
+
 void HybridKVListener::OnCompactionCompleted(DB* db,
                                              const CompactionJobInfo& info) {
   if (!info.output_files.empty()) {

@@ -24,6 +24,11 @@ class HybridKVListener : public EventListener {
   void OnTableFileCreated(const TableFileCreationInfo& info) override;
   void OnTableFileDeleted(const TableFileDeletionInfo& info) override;
   void OnFlushCompleted(DB* db, const FlushJobInfo& info) override;
+  // A compaction that changes files' temperature under FIFO may copy SSTs
+  // without reporting them created (RocksDB 10+,
+  // CompactionOptionsFIFO::allow_trivial_copy_when_change_temperature): the
+  // tracker reads the SSTs on disk again before it frees anything.
+  void OnCompactionBegin(DB* db, const CompactionJobInfo& info) override;
   void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
   // Closes scan prefetching's reader of the deleted blob file.
   void OnBlobFileDeleted(const BlobFileDeletionInfo& info) override;

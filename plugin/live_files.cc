@@ -84,7 +84,7 @@ Status ReadLiveSstRefs(DB* db, std::string* dir,
     const std::string path = f.directory + "/" + f.relative_filename;
     std::unique_ptr<TableProperties> props;
     Status s = ReadSstProperties(fs, path, &props);
-    if (s.IsNotFound() || s.IsPathNotFound()) {
+    if ((s.IsNotFound() || s.IsPathNotFound()) && !read_unknown) {
       continue;  // deleted since it was listed: it references nothing now
     }
     bool has_refs = false;

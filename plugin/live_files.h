@@ -54,8 +54,9 @@ Status FindHybridKVFiles(DB* db,
 // instance, or a primary before its first flush or compaction, whose tracker
 // has not read the DB's SSTs yet. An SST deleted since the listing is
 // skipped. One without the property (built by stock RocksDB, which may have
-// copied pointers) counts as none, unless `read_unknown`: then all its entries
-// are read (ReadSstMediumRefs), as deciding that no pointer is left needs.
+// copied pointers) counts as none. With `read_unknown`, as deciding that no
+// pointer is left needs, all the entries of such an SST are read
+// (ReadSstMediumRefs), and an SST deleted since the listing is an error.
 Status ReadLiveSstRefs(DB* db, std::string* dir,
                        std::map<uint64_t, MediumRefs>* refs,
                        bool read_unknown = false);

@@ -22,6 +22,8 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/hole_punch.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
@@ -206,6 +208,8 @@ TEST(MediumSpaceTest, CheckpointSharingFilesBlocksPunching) {
 // no longer does, at the next SST deletion, not at the next open.
 TEST(MediumSpaceTest, PunchesHeldBackByACheckpointFollowItsDeletion) {
   test::ScratchDir dir("punchafterckpt");
+  // Shared files are tried again at most every 10 s by default.
+  DbStateFor(dir.path())->tracker().SetSharedRetryIntervalForTesting({});
   auto db = Open(PunchOptions(), dir.path());
   const std::string medium = LoadIntoL1(db.get(), dir.path());
   const uint64_t full = AllocatedBytes(medium);

@@ -10,17 +10,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/hole_punch.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/plugin/hybridkv_listener.h"
+#include "rocksdb/sst_file_writer.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -116,6 +120,37 @@ TEST(MediumFileTrackerTest, DeadRunsArePunchedAndFilesGoWithTheirLastSst) {
   EXPECT_FALSE(Exists(medium));
 }
 
+// Dead runs of a file shared with another hard link (a checkpoint's) wait,
+// and are tried again at most every retry interval, not at every SST
+// deletion: a checkpoint may be kept for days, and each try opens the file.
+TEST(MediumFileTrackerTest, SharedFilesAreTriedAgainAtMostEveryInterval) {
+  if (!CanPunchHoles(*FileSystem::Default())) GTEST_SKIP();
+  test::ScratchDir dir("tracker-shared");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  const auto others = WriteMediumFile(dir.path(), 8);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  tracker.SetSharedRetryIntervalForTesting(std::chrono::hours(1));
+  // SSTs 102-104 point into medium file 8: removing them makes deletions.
+  for (uint64_t sst = 102; sst <= 104; sst++) {
+    tracker.AddSst(sst, dir.Sub(std::to_string(sst) + ".sst"),
+                   SstProperties(8, others, 0, kRecords));
+  }
+  RegisterHalves(&tracker, dir, handles);
+  const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
+  ASSERT_EQ(link(medium.c_str(), dir.Sub("copy.medium").c_str()), 0);
+  tracker.RemoveSst(101);  // the second half dies while shared
+  tracker.RemoveSst(102);  // tried again: still shared
+  ASSERT_EQ(unlink(dir.Sub("copy.medium").c_str()), 0);
+  tracker.RemoveSst(103);  // within the interval: not tried
+  EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
+  tracker.SetSharedRetryIntervalForTesting({});
+  tracker.RemoveSst(104);
+  EXPECT_LT(AllocatedBytes(FileSystem::Default().get(), medium),
+            whole - uint64_t{kRecords} * 1000 / 2 + 2 * 4096);
+}
+
 // An SST whose refs property this build cannot decode (a newer HybridKV
 // wrote it) and whose entries cannot be read either: its references are
 // unknown, so nothing is freed on the guess that it has none.
@@ -164,6 +199,77 @@ TEST(MediumFileTrackerTest, FailedBuildDeletesItsMediumFile) {
   std::map<uint64_t, MediumRefs> known;
   ASSERT_TRUE(tracker.KnownRefs(dir.path(), &known));
   EXPECT_EQ(known.count(7), 0u);
+}
+
+// Adds fixed user properties to the SST it collects for.
+class FixedProperties : public TablePropertiesCollector {
+ public:
+  explicit FixedProperties(UserCollectedProperties props)
+      : props_(std::move(props)) {}
+  Status AddUserKey(const Slice&, const Slice&, EntryType, SequenceNumber,
+                    uint64_t) override {
+    return Status::OK();
+  }
+  Status Finish(UserCollectedProperties* props) override {
+    props->insert(props_.begin(), props_.end());
+    return Status::OK();
+  }
+  UserCollectedProperties GetReadableProperties() const override { return {}; }
+  const char* Name() const override { return "HybridKVTestFixedProperties"; }
+
+ private:
+  const UserCollectedProperties props_;
+};
+
+class FixedPropertiesFactory : public TablePropertiesCollectorFactory {
+ public:
+  explicit FixedPropertiesFactory(UserCollectedProperties props)
+      : props_(std::move(props)) {}
+  TablePropertiesCollector* CreateTablePropertiesCollector(
+      TablePropertiesCollectorFactory::Context) override {
+    return new FixedProperties(props_);
+  }
+  const char* Name() const override { return "HybridKVTestFixedProperties"; }
+
+ private:
+  const UserCollectedProperties props_;
+};
+
+// FIFO's trivial copy of a file whose temperature changes (RocksDB 10+) adds
+// an SST, holding the pointers of the one it copies, that no creation event
+// reports. The copied SST's deletion must not free their records: the
+// compaction's start makes the tracker read the SSTs on disk again.
+TEST(MediumFileTrackerTest, TemperatureCopyMakesTheTrackerReadTheSstsAgain) {
+  test::ScratchDir dir("tracker-copy");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  const std::string medium = MediumFileName(dir.path(), 7);
+  const uint64_t whole = AllocatedBytes(FileSystem::Default().get(), medium);
+  MediumFileTracker& tracker = DbStateFor(dir.path())->tracker();
+  tracker.SetFileSystem(FileSystem::Default(), nullptr);
+  tracker.AddSst(7, dir.Sub("000007.sst"),
+                 SstProperties(7, handles, 0, kRecords));
+  tracker.EnsureSeeded(dir.path());
+  ASSERT_TRUE(tracker.seeded());
+  HybridKVListener listener;
+  CompactionJobInfo compaction;
+  compaction.compaction_reason = CompactionReason::kChangeTemperature;
+  compaction.input_files = {dir.Sub("000007.sst")};
+  listener.OnCompactionBegin(nullptr, compaction);
+  // The copy, 000009.sst, with the references of 000007.sst.
+  Options options;
+  options.table_properties_collector_factories = {
+      std::make_shared<FixedPropertiesFactory>(
+          SstProperties(7, handles, 0, kRecords).user_collected_properties)};
+  SstFileWriter writer(EnvOptions(), options);
+  ASSERT_OK(writer.Open(dir.Sub("000009.sst")));
+  ASSERT_OK(writer.Put(Key(0), "pointer bytes"));
+  ASSERT_OK(writer.Finish());
+  TableFileDeletionInfo deleted;
+  deleted.db_name = dir.path();
+  deleted.file_path = dir.Sub("000007.sst");
+  listener.OnTableFileDeleted(deleted);
+  ASSERT_TRUE(Exists(medium)) << "freed under the copy";
+  EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
 }
 
 // Table readers of other instances of the directory (a secondary, a

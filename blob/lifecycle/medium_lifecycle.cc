@@ -127,6 +127,7 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
   RemoveBackupLinkLocked(number);
   open_files_->Evict(number);
   deferred_.erase(number);
+  deferred_shared_.erase(number);
   const std::string path = MediumFileName(dir_, number);
   Status s;
   if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
@@ -166,6 +167,7 @@ void MediumFileTracker::Forget() {
 void MediumFileTracker::ForgetSstsLocked() {
   open_files_->Clear();
   deferred_.clear();
+  deferred_shared_.clear();
   seeded_ = false;
   sst_refs_.clear();
   referencers_.clear();
@@ -320,23 +322,32 @@ void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
       dead.push_back({number, std::move(runs)});
     }
     deferred_.clear();
+    const auto now = std::chrono::steady_clock::now();
+    if (!deferred_shared_.empty() && now >= shared_retry_after_) {
+      for (auto& [number, runs] : deferred_shared_) {
+        dead.push_back({number, std::move(runs)});
+      }
+      deferred_shared_.clear();
+      shared_retry_after_ = now + shared_retry_interval_;
+    }
     session = session_id_;
   }
   for (const DeadRuns& d : dead) {
     uint64_t freed = 0;
+    bool shared = false;
     IOStatus s = IOStatus::Busy();
     if (!open_files_->HeldByOtherSession(d.medium_number, session)) {
       // The header and footer stay: every open verifies them.
       s = PunchHoles(MediumFileName(dir_, d.medium_number), d.runs,
                      MediumFileHeader::kEncodedLength,
-                     MediumFileFooter::kEncodedLength, &freed);
+                     MediumFileFooter::kEncodedLength, &freed, &shared);
     }
     punched_bytes_ += freed;
     std::lock_guard<std::mutex> lock(mu_);
-    if (s.IsBusy()) {  // held by a reader, or shared: again at the next
-                       // deletion
+    if (s.IsBusy()) {  // held by a reader, or shared: again later
       if (referencers_.count(d.medium_number) != 0) {
-        MediumRuns& runs = deferred_[d.medium_number];
+        MediumRuns& runs =
+            (shared ? deferred_shared_ : deferred_)[d.medium_number];
         runs.insert(runs.end(), d.runs.begin(), d.runs.end());
         NormalizeRuns(&runs);
       }
@@ -445,6 +456,18 @@ bool MediumFileTracker::KnownRefs(const std::string& db_dir,
   for (const auto& [number, entry] : sst_refs_)
     refs->emplace(number, entry.refs);
   return true;
+}
+
+void MediumFileTracker::SetSharedRetryIntervalForTesting(
+    std::chrono::steady_clock::duration d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  shared_retry_interval_ = d;
+  shared_retry_after_ = std::chrono::steady_clock::time_point();
+}
+
+void MediumFileTracker::Reseed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  seeded_ = false;
 }
 
 bool MediumFileTracker::seeded() const {

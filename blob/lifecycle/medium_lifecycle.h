@@ -21,8 +21,10 @@
 //   reference. No SST is ever rewritten to free medium space.
 // - What events do not tell (references of SSTs written before this process,
 //   crashes, failed builds) comes from seeding: the properties of every SST
-//   file on disk, read once. Nothing is deleted or punched before seeding
-//   succeeds. Seeding deletes the medium files that no SST on disk references
+//   file on disk, read once. No file is deleted, and no run found dead,
+//   before seeding succeeds (runs found dead before, and deferred, may still
+//   be punched: nothing can point into them again). Seeding deletes the
+//   medium files that no SST on disk references
 //   and that this process did not write (crash leftovers), and punches every
 //   run of the others that no SST points into (punches lost in a crash).
 // - What was learned holds only for the DB as it was seen: another process
@@ -30,10 +32,14 @@
 //   a copy may replace its files. Every open writes a new MANIFEST, so before
 //   acting on an event the tracker checks that CURRENT still names the
 //   MANIFEST it named at seeding, and seeds again from the files on disk
-//   when it does not.
+//   when it does not (a new MANIFEST within a session, past
+//   max_manifest_file_size, costs one more seeding). A FIFO compaction that
+//   changes files' temperature may copy SSTs without reporting them (RocksDB
+//   10+): its start makes the tracker seed again too.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -119,6 +125,16 @@ class MediumFileTracker : public BuildRegistry {
 
   bool seeded() const;
 
+  // RocksDB is about to add SSTs it will not report created (FIFO's trivial
+  // copy of a file whose temperature changes, which keeps the pointers of the
+  // file it copies): until the next seeding reads the SSTs on disk, nothing
+  // is deleted or punched by what is known.
+  void Reseed();
+
+  // How often the dead runs of files shared with another hard link are tried
+  // again (see Punch); 10 s unless a test says otherwise.
+  void SetSharedRetryIntervalForTesting(std::chrono::steady_clock::duration d);
+
   // Forgets everything known of the directory's SSTs and medium files, to
   // learn it again by seeding: for a directory whose files were replaced
   // while no DB had it open (a restore into it, DestroyDB).
@@ -168,8 +184,11 @@ class MediumFileTracker : public BuildRegistry {
   // Punches `dead`, and the runs deferred before, outside the lock: only runs
   // no SST points into are listed, and no new pointer into them can appear.
   // Runs of a file that a reader of another DB session or process holds (a
-  // secondary, a read-only instance) are deferred: its older Version may
-  // still point into them.
+  // secondary, a read-only instance) are deferred to the next call: its older
+  // Version may still point into them. So are runs of a file shared with
+  // another hard link (a checkpoint's), tried again at most every
+  // shared_retry_interval_: a checkpoint may be kept for days, and each try
+  // opens the file.
   void Punch(std::vector<DeadRuns> dead);
 
   // What CURRENT in `db_dir` says now; empty when it cannot be read.
@@ -196,6 +215,10 @@ class MediumFileTracker : public BuildRegistry {
   std::atomic<uint64_t> punched_bytes_{0};
   std::atomic<uint64_t> punch_failures_{0};
   std::map<uint64_t, MediumRuns> deferred_;  // by medium number; see Punch
+  std::map<uint64_t, MediumRuns> deferred_shared_;  // ditto, hard-linked
+  std::chrono::steady_clock::duration shared_retry_interval_ =
+      std::chrono::seconds(10);
+  std::chrono::steady_clock::time_point shared_retry_after_;
   std::map<uint64_t, int> backup_links_;  // medium number -> backups using it
   std::set<uint64_t> building_;      // SST numbers being written now
   std::set<uint64_t> written_here_;  // by this session: not leftovers

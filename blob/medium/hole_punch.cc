@@ -75,8 +75,9 @@ bool CanPunchHoles(const FileSystem& fs) {
 
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
                     uint64_t keep_head, uint64_t keep_tail,
-                    uint64_t* bytes_freed) {
+                    uint64_t* bytes_freed, bool* shared) {
   *bytes_freed = 0;
+  if (shared != nullptr) *shared = false;
   Fd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) return IOStatus::OK();  // deleted meanwhile
@@ -87,6 +88,7 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
     return Errno("cannot stat", path, errno);
   }
   if (st.st_nlink > 1) {
+    if (shared != nullptr) *shared = true;
     return IOStatus::Busy("HybridKV: " + path + " is shared with " +
                           std::to_string(st.st_nlink - 1) +
                           " hard link(s), such as a checkpoint's");

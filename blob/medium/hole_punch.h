@@ -36,13 +36,14 @@ bool CanPunchHoles(const FileSystem& fs);
 // caller may pass runs that reach past the file (WholeMediumFile). Sets
 // `*bytes_freed` to the bytes punched. Busy, punching nothing, when the file
 // has more than one hard link (a checkpoint made by hybridkv::CreateCheckpoint
-// shares it, and its SSTs may still point into these ranges), or when a
-// process other than this one holds the file for reading (HoldForReading: a
-// secondary instance whose older Version may still point into these ranges).
-// NotSupported when the file system cannot punch holes.
+// shares it, and its SSTs may still point into these ranges; `*shared`, when
+// given, says so), or when a process other than this one holds the file for
+// reading (HoldForReading: a secondary instance whose older Version may still
+// point into these ranges). NotSupported when the file system cannot punch
+// holes.
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
                     uint64_t keep_head, uint64_t keep_tail,
-                    uint64_t* bytes_freed);
+                    uint64_t* bytes_freed, bool* shared = nullptr);
 
 // Holds the medium file at `path` for reading until ReleaseHold: a POSIX read
 // lock (fcntl F_SETLK, F_RDLCK), which PunchHoles in any other process sees.
