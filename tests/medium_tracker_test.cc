@@ -178,6 +178,27 @@ TEST(MediumFileTrackerTest, UnknownReferencesFreeNothing) {
   EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
 }
 
+// What the tracker knows answers for copies and figures only while it is of
+// the DB as it is now: another open (a new MANIFEST in CURRENT) makes the
+// callers read the SSTs themselves until the tracker has seeded again.
+TEST(MediumFileTrackerTest, KnownRefsOnlyWhileCurrentNamesTheSameManifest) {
+  test::ScratchDir dir("tracker-known");
+  const auto handles = WriteMediumFile(dir.path(), 7);
+  ASSERT_OK(WriteStringToFile(Env::Default(), "MANIFEST-000005\n",
+                              dir.Sub("CURRENT")));
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.path(), &open_files);
+  RegisterHalves(&tracker, dir, handles);
+  std::map<uint64_t, MediumRefs> known;
+  ASSERT_TRUE(tracker.KnownRefs(dir.path(), &known));
+  EXPECT_EQ(known.size(), 2u);
+  ASSERT_OK(WriteStringToFile(Env::Default(), "MANIFEST-000009\n",
+                              dir.Sub("CURRENT")));
+  EXPECT_FALSE(tracker.KnownRefs(dir.path(), &known));
+  tracker.EnsureSeeded(dir.path());  // learns the directory again
+  EXPECT_TRUE(tracker.KnownRefs(dir.path(), &known));
+}
+
 // A flush whose SST fails after its builder finished: RocksDB deletes the SST
 // and reports the failure. The medium file goes, even when a seeding read the
 // SST from disk meanwhile.
