@@ -11,6 +11,36 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
+namespace {
+
+// The references of SST `number` at `path`: `known`'s (the tracker's) when it
+// has them, else read from the SST. `exact`, for copies and for deciding
+// that no pointer is left: an SST without the refs property (built by stock
+// RocksDB, which may have copied pointers) is read entry by entry, and one
+// deleted meanwhile is an error. Otherwise, for figures: such an SST counts
+// as referencing nothing.
+Status RefsOfSst(const std::map<uint64_t, MediumRefs>& known,
+                 const std::shared_ptr<FileSystem>& fs, uint64_t number,
+                 const std::string& path, bool exact, MediumRefs* refs) {
+  auto it = known.find(number);
+  if (it != known.end()) {
+    *refs = it->second;
+    return Status::OK();
+  }
+  if (exact) {
+    return ReadSstMediumRefs(fs, path, refs);
+  }
+  std::unique_ptr<TableProperties> props;
+  Status s = ReadSstProperties(fs, path, &props);
+  if (s.IsNotFound() || s.IsPathNotFound()) {
+    return Status::OK();  // deleted since it was listed
+  }
+  bool has_refs = false;
+  return s.ok() ? GetMediumRefs(*props, refs, &has_refs) : s;
+}
+
+}  // namespace
+
 Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found) {
@@ -22,11 +52,8 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
   found->dir = dir;
   for (uint64_t sst : sst_numbers) {
     MediumRefs refs;
-    auto it = known.find(sst);
-    Status s = it != known.end()
-                   ? Status::OK()
-                   : ReadSstMediumRefs(fs, MakeTableFileName(dir, sst), &refs);
-    if (it != known.end()) refs = it->second;
+    Status s = RefsOfSst(known, fs, sst, MakeTableFileName(dir, sst),
+                         /*exact=*/true, &refs);
     if (!s.ok()) {
       return Status::Corruption(
           "HybridKV: cannot tell which medium files SST " +
@@ -76,30 +103,14 @@ Status ReadLiveSstRefs(DB* db, std::string* dir,
   DbStateFor(*dir)->tracker().KnownRefs(db->GetName(), &known);
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   for (const LiveFileMetaData& f : files) {
-    auto it = known.find(f.file_number);
-    if (it != known.end()) {
-      (*refs)[f.file_number] = it->second;
-      continue;
-    }
     const std::string path = f.directory + "/" + f.relative_filename;
-    std::unique_ptr<TableProperties> props;
-    Status s = ReadSstProperties(fs, path, &props);
-    if ((s.IsNotFound() || s.IsPathNotFound()) && !read_unknown) {
-      continue;  // deleted since it was listed: it references nothing now
-    }
-    bool has_refs = false;
-    MediumRefs sst_refs;
-    if (s.ok()) s = GetMediumRefs(*props, &sst_refs, &has_refs);
-    if (s.ok() && !has_refs && read_unknown) {
-      s = ReadMediumRefs(fs, path, *props, &sst_refs);
-      has_refs = true;
-    }
+    Status s = RefsOfSst(known, fs, f.file_number, path, read_unknown,
+                         &(*refs)[f.file_number]);
     if (!s.ok()) {
       return Status::Corruption(
           "HybridKV: cannot tell which medium files SST " + path +
           " points into: " + s.ToString());
     }
-    if (has_refs) (*refs)[f.file_number] = std::move(sst_refs);
   }
   return Status::OK();
 }

@@ -36,10 +36,12 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
   if (!io.ok()) {
     return io;
   }
+  std::map<uint64_t, uint64_t> allocated;  // medium number -> bytes on disk
   for (const std::string& name : children) {
-    if (MediumNumberOf(name) != 0) {
+    if (const uint64_t number = MediumNumberOf(name)) {
+      allocated[number] = AllocatedBytes(fs.get(), dir + "/" + name);
       s.live_medium_files++;
-      s.live_medium_bytes += AllocatedBytes(fs.get(), dir + "/" + name);
+      s.live_medium_bytes += allocated[number];
     }
   }
   std::set<uint64_t> referenced;
@@ -51,8 +53,9 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
     }
   }
   for (uint64_t number : referenced) {
-    s.referenced_medium_file_bytes +=
-        AllocatedBytes(fs.get(), MediumFileName(dir, number));
+    auto bytes = allocated.find(number);
+    if (bytes != allocated.end())
+      s.referenced_medium_file_bytes += bytes->second;
   }
   const MediumFileTracker::Punches punches = state->tracker().GetPunches();
   s.medium_bytes_punched = punches.bytes;

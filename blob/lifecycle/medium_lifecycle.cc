@@ -136,8 +136,7 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
     s = static_cast<SstFileManagerImpl*>(sfm.get())->ScheduleFileDeletion(path,
                                                                           dir_);
   } else {
-    s = (fs_ ? fs_ : FileSystem::Default())
-            ->DeleteFile(path, IOOptions(), nullptr);
+    s = FileSystemLocked()->DeleteFile(path, IOOptions(), nullptr);
   }
   s.PermitUncheckedError();  // a file that cannot be deleted now goes at the
                              // next open
@@ -146,9 +145,8 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
 void MediumFileTracker::AccountLocked(uint64_t number) {
   if (std::shared_ptr<SstFileManager> sfm = sst_file_manager_.lock()) {
     const std::string path = MediumFileName(dir_, number);
-    FileSystem* fs = fs_ ? fs_.get() : FileSystem::Default().get();
     static_cast<SstFileManagerImpl*>(sfm.get())
-        ->OnAddFile(path, AllocatedBytes(fs, path))
+        ->OnAddFile(path, AllocatedBytes(FileSystemLocked().get(), path))
         .PermitUncheckedError();
   }
 }
@@ -181,8 +179,7 @@ void MediumFileTracker::ForgetLocked() {
 std::string MediumFileTracker::CurrentManifestLocked(
     const std::string& db_dir) const {
   std::string current;
-  if (!ReadFileToString((fs_ ? fs_ : FileSystem::Default()).get(),
-                        db_dir + "/CURRENT", &current)
+  if (!ReadFileToString(FileSystemLocked().get(), db_dir + "/CURRENT", &current)
            .ok()) {
     current.clear();
   }
@@ -191,6 +188,10 @@ std::string MediumFileTracker::CurrentManifestLocked(
 
 std::shared_ptr<FileSystem> MediumFileTracker::file_system() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return FileSystemLocked();
+}
+
+std::shared_ptr<FileSystem> MediumFileTracker::FileSystemLocked() const {
   return fs_ ? fs_ : FileSystem::Default();
 }
 
@@ -217,22 +218,12 @@ void MediumFileTracker::BuildFailed(uint64_t sst_number) {
   }
   // A seeding may have read the failed SST from disk before RocksDB deleted
   // it (RocksDB reports no deletion of it).
-  auto failed = sst_refs_.find(sst_number);
-  if (failed != sst_refs_.end()) {
-    for (const auto& [medium_number, ref] : failed->second.refs) {
-      auto holders = referencers_.find(medium_number);
-      if (holders == referencers_.end()) continue;
-      holders->second.erase(sst_number);
-      if (holders->second.empty()) referencers_.erase(holders);
-    }
-    sst_refs_.erase(failed);
-  }
+  UnregisterLocked(sst_number);
   if (referencers_.count(sst_number) != 0) {
     return;  // not the failed build's medium file
   }
-  const std::string path = MediumFileName(dir_, sst_number);
-  if ((fs_ ? fs_ : FileSystem::Default())
-          ->FileExists(path, IOOptions(), nullptr)
+  if (FileSystemLocked()
+          ->FileExists(MediumFileName(dir_, sst_number), IOOptions(), nullptr)
           .ok()) {
     DeleteMediumFileLocked(sst_number);
   }
@@ -251,8 +242,7 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     return;
   }
   MediumRefs refs;
-  if (!ReadMediumRefs(fs_ ? fs_ : FileSystem::Default(), path, props, &refs)
-           .ok()) {
+  if (!ReadMediumRefs(FileSystemLocked(), path, props, &refs).ok()) {
     // Its references are unknown: nothing may be freed on a guess until
     // seeding, again at the next event, reads them from disk (and frees
     // nothing while it cannot). Not registered, or seeding would skip it.
@@ -272,6 +262,22 @@ void MediumFileTracker::RegisterLocked(uint64_t sst_number, uint32_t cf,
   }
 }
 
+MediumRefs MediumFileTracker::UnregisterLocked(uint64_t sst_number) {
+  auto it = sst_refs_.find(sst_number);
+  if (it == sst_refs_.end()) {
+    return {};
+  }
+  MediumRefs refs = std::move(it->second.refs);
+  sst_refs_.erase(it);
+  for (const auto& [medium_number, ref] : refs) {
+    auto holders = referencers_.find(medium_number);
+    if (holders == referencers_.end()) continue;
+    holders->second.erase(sst_number);
+    if (holders->second.empty()) referencers_.erase(holders);
+  }
+  return refs;
+}
+
 MediumRuns MediumFileTracker::LiveRunsLocked(uint64_t medium_number) const {
   MediumRuns live;
   auto it = referencers_.find(medium_number);
@@ -289,18 +295,12 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
   std::vector<DeadRuns> dead;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = sst_refs_.find(sst_number);
-    if (it == sst_refs_.end()) {
+    if (sst_refs_.count(sst_number) == 0) {
       return;
     }
-    const MediumRefs refs = std::move(it->second.refs);
-    sst_refs_.erase(it);
+    const MediumRefs refs = UnregisterLocked(sst_number);
     for (const auto& [medium_number, ref] : refs) {
-      auto holders = referencers_.find(medium_number);
-      if (holders == referencers_.end()) continue;
-      holders->second.erase(sst_number);
-      if (holders->second.empty()) {
-        referencers_.erase(holders);
+      if (referencers_.count(medium_number) == 0) {
         // Before seeding, SSTs this process has not heard of may still
         // reference the file.
         if (seeded_) DeleteMediumFileLocked(medium_number);
@@ -379,7 +379,7 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir) {
 }
 
 Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
-  const std::shared_ptr<FileSystem> fs = fs_ ? fs_ : FileSystem::Default();
+  const std::shared_ptr<FileSystem> fs = FileSystemLocked();
   std::vector<std::string> children;
   IOStatus io = fs->GetChildren(dir_, IOOptions(), &children, nullptr);
   if (!io.ok()) {

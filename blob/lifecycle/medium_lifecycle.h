@@ -171,6 +171,12 @@ class MediumFileTracker : public BuildRegistry {
 
   Status SeedLocked(std::vector<DeadRuns>* dead);
   void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
+  // Drops SST `sst_number`'s registration and returns its references (none
+  // when it was not registered); a medium file left without referencers
+  // leaves referencers_.
+  MediumRefs UnregisterLocked(uint64_t sst_number);
+  // The DB's file system once a builder or reader set it, else the default.
+  std::shared_ptr<FileSystem> FileSystemLocked() const;
   void DeleteMediumFileLocked(uint64_t number);
   // Deletes "<number>.blob" when it is a hard link of medium file `number`
   // (same inode) that a backup left: killed mid-way, RocksDB 11.x does not
