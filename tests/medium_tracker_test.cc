@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <future>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -256,6 +259,19 @@ class FixedPropertiesFactory : public TablePropertiesCollectorFactory {
   const UserCollectedProperties props_;
 };
 
+// Writes SST `path` with the user properties of `props`, as its builder
+// would have.
+void WriteSst(const std::string& path, const TableProperties& props) {
+  Options options;
+  options.table_properties_collector_factories = {
+      std::make_shared<FixedPropertiesFactory>(
+          props.user_collected_properties)};
+  SstFileWriter writer(EnvOptions(), options);
+  ASSERT_OK(writer.Open(path));
+  ASSERT_OK(writer.Put(Key(0), "pointer bytes"));
+  ASSERT_OK(writer.Finish());
+}
+
 // FIFO's trivial copy of a file whose temperature changes (RocksDB 10+) adds
 // an SST, holding the pointers of the one it copies, that no creation event
 // reports. The copied SST's deletion must not free their records: the
@@ -277,20 +293,137 @@ TEST(MediumFileTrackerTest, TemperatureCopyMakesTheTrackerReadTheSstsAgain) {
   compaction.input_files = {dir.Sub("000007.sst")};
   listener.OnCompactionBegin(nullptr, compaction);
   // The copy, 000009.sst, with the references of 000007.sst.
-  Options options;
-  options.table_properties_collector_factories = {
-      std::make_shared<FixedPropertiesFactory>(
-          SstProperties(7, handles, 0, kRecords).user_collected_properties)};
-  SstFileWriter writer(EnvOptions(), options);
-  ASSERT_OK(writer.Open(dir.Sub("000009.sst")));
-  ASSERT_OK(writer.Put(Key(0), "pointer bytes"));
-  ASSERT_OK(writer.Finish());
+  WriteSst(dir.Sub("000009.sst"), SstProperties(7, handles, 0, kRecords));
   TableFileDeletionInfo deleted;
   deleted.db_name = dir.path();
   deleted.file_path = dir.Sub("000007.sst");
   listener.OnTableFileDeleted(deleted);
   ASSERT_TRUE(Exists(medium)) << "freed under the copy";
   EXPECT_EQ(AllocatedBytes(FileSystem::Default().get(), medium), whole);
+}
+
+// Holds every open of SST files for reading until Open(): a seeding that
+// reads a large DB's properties on a slow volume, caught in the middle.
+class GateFs : public FileSystemWrapper {
+ public:
+  GateFs() : FileSystemWrapper(FileSystem::Default()) {}
+  const char* Name() const override { return "HybridKVTestGateFs"; }
+  IOStatus NewRandomAccessFile(const std::string& path,
+                               const FileOptions& options,
+                               std::unique_ptr<FSRandomAccessFile>* file,
+                               IODebugContext* dbg) override {
+    if (SstNumberOf(path) != 0) {
+      std::unique_lock<std::mutex> lock(mu_);
+      waiting_ = true;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return open_; });
+    }
+    return target()->NewRandomAccessFile(path, options, file, dbg);
+  }
+  void WaitUntilAReadWaits() {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [this] { return waiting_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  bool waiting_ = false;
+  bool open_ = false;
+};
+
+// True when `f` is done within 10 s: time enough for a call that waits for
+// nothing, and far less than the gate holds a seeding.
+template <typename T>
+bool DoneSoon(const std::future<T>& f) {
+  return f.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+}
+
+// A seeding reads every SST's properties, a device read or more each: on a
+// large DB on a capped volume, seconds. Builders must not wait for it (a
+// flush that cannot start stalls writes), and what events change meanwhile
+// must hold when it finishes.
+class SeedingInProgressTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    handles_ = WriteMediumFile(dir_.path(), 7);
+    WriteSst(dir_.Sub("000009.sst"), SstProperties(7, handles_, 0, kRecords));
+    tracker_.SetFileSystem(gate_, nullptr);
+    tracker_.BuildStarted(1, "session");
+    tracker_.BuildFinished(1);
+    seeding_ = std::async(std::launch::async,
+                          [this] { tracker_.EnsureSeeded(dir_.path()); });
+    gate_->WaitUntilAReadWaits();  // reading 000009.sst's properties
+  }
+  void TearDown() override {
+    gate_->Open();
+    if (seeding_.valid()) seeding_.wait();
+  }
+  // Lets the seeding finish.
+  void FinishSeeding() {
+    gate_->Open();
+    seeding_.get();
+  }
+
+  test::ScratchDir dir_{"tracker-seeding"};
+  std::vector<MediumRecordHandle> handles_;
+  std::shared_ptr<GateFs> gate_ = std::make_shared<GateFs>();
+  MediumFileCache open_files_;
+  MediumFileTracker tracker_{dir_.path(), &open_files_};
+  std::future<void> seeding_;
+};
+
+TEST_F(SeedingInProgressTest, BuildersDoNotWaitForIt) {
+  auto build = std::async(std::launch::async, [this] {
+    tracker_.BuildStarted(11, "session");
+    tracker_.BuildFinished(11);
+  });
+  const bool done = DoneSoon(build);
+  FinishSeeding();
+  EXPECT_TRUE(done) << "a builder waited for the seeding";
+  ASSERT_TRUE(tracker_.seeded());
+  std::map<uint64_t, MediumRefs> known;
+  ASSERT_TRUE(tracker_.KnownRefs(dir_.path(), &known));
+  EXPECT_EQ(known.count(9), 1u);
+  EXPECT_TRUE(Exists(MediumFileName(dir_.path(), 7)));
+}
+
+// The seeding read 000009.sst from disk before RocksDB deleted it: it must
+// not register it, or the records it pointed to would stay for good.
+TEST_F(SeedingInProgressTest, AnSstDeletedMeanwhileIsNotLearned) {
+  auto removal =
+      std::async(std::launch::async, [this] { tracker_.RemoveSst(9); });
+  const bool done = DoneSoon(removal);
+  FinishSeeding();
+  removal.get();
+  EXPECT_TRUE(done) << "a deletion event waited for the seeding";
+  std::map<uint64_t, MediumRefs> known;
+  ASSERT_TRUE(tracker_.KnownRefs(dir_.path(), &known));
+  EXPECT_EQ(known.count(9), 0u);
+  EXPECT_FALSE(Exists(MediumFileName(dir_.path(), 7)))
+      << "medium file 7 kept for an SST that is gone";
+}
+
+// An SST created meanwhile whose references cannot be read: the seeding
+// cannot know them either (it listed the directory before), so it must not
+// declare itself done and free by what it knows.
+TEST_F(SeedingInProgressTest, UnknownReferencesMeanwhileUndoIt) {
+  TableProperties future = SstProperties(7, handles_, 0, kRecords);
+  future.user_collected_properties[kMediumRefsProperty] =
+      std::string("\x63\x01\x07", 3);  // version 99
+  auto creation = std::async(std::launch::async, [&] {
+    tracker_.AddSst(12, dir_.Sub("000012.sst"), future);
+  });
+  const bool done = DoneSoon(creation);
+  FinishSeeding();
+  creation.get();
+  EXPECT_TRUE(done) << "a creation event waited for the seeding";
+  EXPECT_FALSE(tracker_.seeded());
 }
 
 // Table readers of other instances of the directory (a secondary, a

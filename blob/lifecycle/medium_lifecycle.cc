@@ -166,7 +166,7 @@ void MediumFileTracker::ForgetSstsLocked() {
   open_files_->Clear();
   deferred_.clear();
   deferred_shared_.clear();
-  seeded_ = false;
+  InvalidateSeedingLocked();
   sst_refs_.clear();
   referencers_.clear();
 }
@@ -217,8 +217,9 @@ void MediumFileTracker::BuildFailed(uint64_t sst_number) {
     return;
   }
   // A seeding may have read the failed SST from disk before RocksDB deleted
-  // it (RocksDB reports no deletion of it).
+  // it (RocksDB reports no deletion of it), or may be reading it now.
   UnregisterLocked(sst_number);
+  if (seeding_) removed_while_seeding_.insert(sst_number);
   if (referencers_.count(sst_number) != 0) {
     return;  // not the failed build's medium file
   }
@@ -246,7 +247,7 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     // Its references are unknown: nothing may be freed on a guess until
     // seeding, again at the next event, reads them from disk (and frees
     // nothing while it cannot). Not registered, or seeding would skip it.
-    seeded_ = false;
+    InvalidateSeedingLocked();
     return;
   }
   RegisterLocked(sst_number, props.column_family_id, refs);
@@ -295,6 +296,11 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
   std::vector<DeadRuns> dead;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (seeding_) {
+      // The seeding in progress may have read it from disk before RocksDB
+      // deleted it: it must not register it when it finishes.
+      removed_while_seeding_.insert(sst_number);
+    }
     if (sst_refs_.count(sst_number) == 0) {
       return;
     }
@@ -302,8 +308,12 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
     for (const auto& [medium_number, ref] : refs) {
       if (referencers_.count(medium_number) == 0) {
         // Before seeding, SSTs this process has not heard of may still
-        // reference the file.
-        if (seeded_) DeleteMediumFileLocked(medium_number);
+        // reference the file; the seeding in progress decides.
+        if (seeded_) {
+          DeleteMediumFileLocked(medium_number);
+        } else if (seeding_) {
+          orphaned_while_seeding_.insert(medium_number);
+        }
         continue;
       }
       if (!seeded_ || !can_punch_) continue;
@@ -362,24 +372,55 @@ void MediumFileTracker::Punch(std::vector<DeadRuns> dead) {
   }
 }
 
+void MediumFileTracker::InvalidateSeedingLocked() {
+  seeded_ = false;
+  seeding_epoch_++;
+}
+
 void MediumFileTracker::EnsureSeeded(const std::string& db_dir) {
-  std::vector<DeadRuns> dead;
+  std::shared_ptr<FileSystem> fs;
+  std::set<uint64_t> known;
+  std::string manifest;
+  uint64_t epoch = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::string manifest = CurrentManifestLocked(db_dir);
+    manifest = CurrentManifestLocked(db_dir);
     if (seeded_ && manifest != seeded_manifest_) {
       ForgetSstsLocked();  // the DB was opened again since: learn it again
     }
-    if (seeded_ || !SeedLocked(&dead).ok()) {
-      return;  // a failed seeding is retried at the next event
+    if (seeded_ || seeding_) {
+      return;  // a seeding on another thread finishes what this one would
+    }
+    seeding_ = true;
+    epoch = seeding_epoch_;
+    removed_while_seeding_.clear();
+    orphaned_while_seeding_.clear();
+    fs = FileSystemLocked();
+    for (const auto& [number, entry] : sst_refs_) known.insert(number);
+  }
+  // Reading every SST's properties takes a device read or more per SST, so
+  // it runs without the lock: builders and events go on meanwhile, and what
+  // they change is reconciled below.
+  SeedScan scan;
+  Status s = ScanDirectory(fs, known, &scan);
+  std::vector<DeadRuns> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    seeding_ = false;
+    // Forgotten, replaced or made unknowable meanwhile: retried at the next
+    // event.
+    if (!s.ok() || epoch != seeding_epoch_ ||
+        !FinishSeedingLocked(&scan, &dead)) {
+      return;
     }
     seeded_manifest_ = std::move(manifest);
   }
   Punch(std::move(dead));
 }
 
-Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
-  const std::shared_ptr<FileSystem> fs = FileSystemLocked();
+Status MediumFileTracker::ScanDirectory(const std::shared_ptr<FileSystem>& fs,
+                                        const std::set<uint64_t>& known,
+                                        SeedScan* scan) const {
   std::vector<std::string> children;
   IOStatus io = fs->GetChildren(dir_, IOOptions(), &children, nullptr);
   if (!io.ok()) {
@@ -387,14 +428,13 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
   }
   std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>>
       found;
-  std::vector<uint64_t> mediums;
   for (const std::string& name : children) {
     if (const uint64_t medium = MediumNumberOf(name)) {
-      mediums.push_back(medium);
+      scan->mediums.push_back(medium);
       continue;
     }
     const uint64_t number = SstNumberOf(name);
-    if (number == 0 || sst_refs_.count(number) != 0) {
+    if (number == 0 || known.count(number) != 0) {
       continue;
     }
     const std::string path = dir_ + "/" + name;
@@ -404,11 +444,10 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
       continue;  // deleted since the listing
     }
     if (!s.ok()) {
-      if (building_.count(number) != 0) {
-        continue;  // being written: its builder and OnTableFileCreated will
-                   // report it
-      }
-      return s;  // unreadable: seeding is retried at the next event
+      // Fine only if it is being written: its builder and
+      // OnTableFileCreated will report it.
+      scan->unreadable.emplace_back(number, s);
+      continue;
     }
     found.emplace(number, std::make_pair(path, std::move(props)));
   }
@@ -417,21 +456,46 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
     // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
     // hold copied pointers. Without medium files there is nothing they could
     // point to.
-    MediumRefs refs;
-    if (!mediums.empty()) {
-      Status s = ReadMediumRefs(fs, path, *props, &refs);
+    SeedScan::Sst& sst = scan->ssts[number];
+    sst.cf = props->column_family_id;
+    if (!scan->mediums.empty()) {
+      Status s = ReadMediumRefs(fs, path, *props, &sst.refs);
       if (!s.ok()) {
         return s;  // retried at the next event; nothing is deleted meanwhile
       }
     }
-    RegisterLocked(number, props->column_family_id, refs);
+  }
+  return Status::OK();
+}
+
+bool MediumFileTracker::FinishSeedingLocked(SeedScan* scan,
+                                            std::vector<DeadRuns>* dead) {
+  for (const auto& [number, status] : scan->unreadable) {
+    if (building_.count(number) == 0 && sst_refs_.count(number) == 0 &&
+        removed_while_seeding_.count(number) == 0) {
+      return false;  // unreadable: seeding is retried at the next event
+    }
+  }
+  for (auto& [number, sst] : scan->ssts) {
+    // Registered by its creation event meanwhile, or gone since it was read.
+    if (sst_refs_.count(number) != 0 ||
+        removed_while_seeding_.count(number) != 0) {
+      continue;
+    }
+    RegisterLocked(number, sst.cf, sst.refs);
   }
   seeded_ = true;
+  std::set<uint64_t> mediums(scan->mediums.begin(), scan->mediums.end());
+  mediums.insert(orphaned_while_seeding_.begin(),
+                 orphaned_while_seeding_.end());
   for (uint64_t m : mediums) {
     if (referencers_.count(m) == 0) {
       // Leftovers of earlier sessions: no SST on disk points into them, and no
-      // builder of this session wrote them.
-      if (written_here_.count(m) == 0) DeleteMediumFileLocked(m);
+      // builder of this session wrote them. Files left without references
+      // while the seeding read went too.
+      if (written_here_.count(m) == 0 || orphaned_while_seeding_.count(m)) {
+        DeleteMediumFileLocked(m);
+      }
       continue;
     }
     if (backup_links_.count(m) == 0) RemoveBackupLinkLocked(m);
@@ -443,7 +507,9 @@ Status MediumFileTracker::SeedLocked(std::vector<DeadRuns>* dead) {
     MediumRuns freed = SubtractRuns(WholeMediumFile(), LiveRunsLocked(m));
     if (!freed.empty()) dead->push_back({m, std::move(freed)});
   }
-  return Status::OK();
+  removed_while_seeding_.clear();
+  orphaned_while_seeding_.clear();
+  return true;
 }
 
 bool MediumFileTracker::KnownRefs(const std::string& db_dir,
@@ -467,7 +533,7 @@ void MediumFileTracker::SetSharedRetryIntervalForTesting(
 
 void MediumFileTracker::Reseed() {
   std::lock_guard<std::mutex> lock(mu_);
-  seeded_ = false;
+  InvalidateSeedingLocked();
 }
 
 bool MediumFileTracker::seeded() const {

@@ -120,7 +120,9 @@ class MediumFileTracker : public BuildRegistry {
 
   // Reads the properties of every SST on disk, once it succeeds, and again
   // when CURRENT in `db_dir` (the DB's directory, which may not be the SSTs')
-  // names another MANIFEST than then; see the file comment.
+  // names another MANIFEST than then; see the file comment. The reading holds
+  // no lock: builders and events do not wait for it, and a call while another
+  // thread seeds returns at once, leaving the work to it.
   void EnsureSeeded(const std::string& db_dir);
 
   bool seeded() const;
@@ -169,7 +171,27 @@ class MediumFileTracker : public BuildRegistry {
     MediumRuns runs;
   };
 
-  Status SeedLocked(std::vector<DeadRuns>* dead);
+  // What a seeding read from disk, without the lock.
+  struct SeedScan {
+    struct Sst {
+      uint32_t cf = 0;
+      MediumRefs refs;
+    };
+    std::map<uint64_t, Sst> ssts;   // SSTs not known when it began
+    std::vector<uint64_t> mediums;  // medium files listed
+    std::vector<std::pair<uint64_t, Status>> unreadable;  // SSTs
+  };
+  // Lists the directory and reads the SSTs not in `known`.
+  Status ScanDirectory(const std::shared_ptr<FileSystem>& fs,
+                       const std::set<uint64_t>& known, SeedScan* scan) const;
+  // Registers what `scan` found, less what events changed since it began;
+  // then deletes the medium files nothing references and lists in `*dead`
+  // the runs nothing points into. False, with nothing changed, when an SST
+  // could not be read and is not being written.
+  bool FinishSeedingLocked(SeedScan* scan, std::vector<DeadRuns>* dead);
+  // Not seeded, and a seeding in progress is not to be trusted: what it read
+  // may no longer be the DB, or lacks what an event could not learn.
+  void InvalidateSeedingLocked();
   void RegisterLocked(uint64_t sst_number, uint32_t cf, const MediumRefs& refs);
   // Drops SST `sst_number`'s registration and returns its references (none
   // when it was not registered); a medium file left without referencers
@@ -214,6 +236,12 @@ class MediumFileTracker : public BuildRegistry {
   std::string session_id_;
   bool seeded_ = false;
   std::string seeded_manifest_;  // what CURRENT named when seeding began
+  bool seeding_ = false;         // a seeding is reading the disk
+  uint64_t seeding_epoch_ = 0;   // bumped by InvalidateSeedingLocked
+  // While seeding_: SSTs deleted (or failed) and medium files left without
+  // referencers, which the seeding's reads may not show.
+  std::set<uint64_t> removed_while_seeding_;
+  std::set<uint64_t> orphaned_while_seeding_;
   std::map<uint64_t, SstEntry> sst_refs_;  // by SST number
   // medium number -> the SSTs that reference it
   std::map<uint64_t, std::set<uint64_t>> referencers_;
