@@ -68,23 +68,28 @@ class HybridKVMergeOperator : public MergeOperator {
 
   bool FullMergeV3(const MergeOperationInputV3& merge_in,
                    MergeOperationOutputV3* merge_out) const override;
+  // Without an inner operator (an OPTIONS file named one this process cannot
+  // create), these answer as MergeOperator's defaults do, and FullMergeV3
+  // fails the merge: every flush and compaction asks AllowSingleOperand.
   bool PartialMerge(const Slice& key, const Slice& left_operand,
                     const Slice& right_operand, std::string* new_value,
                     Logger* logger) const override {
-    return inner_->PartialMerge(key, left_operand, right_operand, new_value,
+    return inner_ != nullptr &&
+           inner_->PartialMerge(key, left_operand, right_operand, new_value,
                                 logger);
   }
   bool PartialMergeMulti(const Slice& key,
                          const std::deque<Slice>& operand_list,
                          std::string* new_value,
                          Logger* logger) const override {
-    return inner_->PartialMergeMulti(key, operand_list, new_value, logger);
+    return inner_ != nullptr &&
+           inner_->PartialMergeMulti(key, operand_list, new_value, logger);
   }
   bool AllowSingleOperand() const override {
-    return inner_->AllowSingleOperand();
+    return inner_ != nullptr && inner_->AllowSingleOperand();
   }
   bool ShouldMerge(const std::vector<Slice>& operands) const override {
-    return inner_->ShouldMerge(operands);
+    return inner_ != nullptr && inner_->ShouldMerge(operands);
   }
 
  private:

@@ -51,13 +51,22 @@ class HybridTableBuilder : public TableBuilder {
                      const TableBuilderOptions& tbo, WritableFileWriter* file);
   ~HybridTableBuilder() override;
 
+  // Fails the build with `reason`: nothing is added, and Finish returns it.
+  void Refuse(const Status& reason) {
+    if (status_.ok()) status_ = reason;
+  }
+
   void Add(const Slice& key, const Slice& value) override;
   Status status() const override;
   IOStatus io_status() const override;
   Status Finish() override;
   void Abandon() override;
   uint64_t NumEntries() const override { return inner_->NumEntries(); }
-  bool IsEmpty() const override { return inner_->IsEmpty(); }
+  // Not empty once failed: RocksDB's flush abandons an empty builder and
+  // reports success without asking its status, so a build that failed
+  // before its first entry reached the SST (the first medium value's file
+  // could not be created) would drop the memtable as if it held nothing.
+  bool IsEmpty() const override { return status().ok() && inner_->IsEmpty(); }
   uint64_t FileSize() const override { return inner_->FileSize(); }
   uint64_t EstimatedFileSize() const override;
   uint64_t GetTailSize() const override { return inner_->GetTailSize(); }

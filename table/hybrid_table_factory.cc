@@ -5,6 +5,8 @@
 #include <unordered_map>
 
 #include "options/cf_options.h"
+#include "options/db_options.h"
+#include "options/options_helper.h"
 #include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
@@ -275,12 +277,6 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
         std::string(partitioner ? partitioner->Name() : "none") +
         ". Set it in the options string, or use hybridkv::ConfigureOptions.");
   }
-  // The partitioner cannot see num_levels; give it the merge level resolved
-  // now. With dynamic level sizing the last level is num_levels - 1; without
-  // it, the same bound is conservative.
-  static_cast<const HybridKVPartitionerFactory*>(partitioner)
-      ->SetFirstVetoedLevel(std::max(
-          1, ResolveMergeLevel(o.merge_level, cf_opts.num_levels - 1)));
   return Status::OK();
 }
 
@@ -342,6 +338,16 @@ Status HybridTableFactory::ValidateOptions(
   // Configurable::ValidateOptions also validates the inner factory, a
   // registered option.
   if (s.ok()) s = TableFactory::ValidateOptions(db_opts, cf_opts);
+  if (s.ok()) {
+    // The partitioner cannot see num_levels; give it the merge level resolved
+    // now. With dynamic level sizing the last level is num_levels - 1;
+    // without it, the same bound is conservative.
+    static_cast<const HybridKVPartitionerFactory*>(
+        cf_opts.sst_partitioner_factory.get())
+        ->SetFirstVetoedLevel(std::max(
+            1,
+            ResolveMergeLevel(options_.merge_level, cf_opts.num_levels - 1)));
+  }
   return s;
 }
 
@@ -421,8 +427,44 @@ Status HybridTableFactory::NewTableReader(
 TableBuilder* HybridTableFactory::NewTableBuilder(
     const TableBuilderOptions& table_builder_options,
     WritableFileWriter* file) const {
-  return new HybridTableBuilder(options_, *options_.inner, tail_estimate_,
-                                table_builder_options, file);
+  auto* builder = new HybridTableBuilder(
+      options_, *options_.inner, tail_estimate_, table_builder_options, file);
+  if (table_builder_options.reason != TableFileCreationReason::kMisc) {
+    Status s = CheckBuilderOptions(table_builder_options);
+    if (!s.ok()) builder->Refuse(s);
+  }
+  return builder;
+}
+
+// RocksDB asks table factories to validate a column family's options only at
+// DB::Open. CreateColumnFamily and SetOptions check RocksDB's own rules only,
+// so a column family created or changed since could hand medium pointers to
+// an unwrapped merge operator or compaction filter, which would write what
+// they make of the pointer bytes as the value. Its flushes and compactions
+// are refused instead, with the reason: the DB stops writing, and nothing
+// wrong is written. The placement checks are left to DB::Open: they concern
+// where values go, not what is written, and RocksDB's sanitizing (FIFO's one
+// level) would make them fail here where they passed there.
+Status HybridTableFactory::CheckBuilderOptions(
+    const TableBuilderOptions& tbo) const {
+  const DBOptions db_opts = BuildDBOptions(tbo.ioptions, MutableDBOptions());
+  ColumnFamilyOptions cf_opts;
+  UpdateColumnFamilyOptions(
+      static_cast<const ImmutableCFOptions&>(tbo.ioptions), &cf_opts);
+  UpdateColumnFamilyOptions(tbo.moptions, &cf_opts);
+  Status s = ValidateSupported(db_opts, cf_opts);
+  if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
+  if (s.ok()) {
+    return s;
+  }
+  return Status::InvalidArgument(
+      "HybridTable refuses to write an SST of column family '" +
+          tbo.column_family_name +
+          "': its options, as CreateColumnFamily or SetOptions left them, "
+          "fail the check DB::Open makes",
+      s.ToString() +
+          " Fix them (SetOptions, or drop and recreate the column family with "
+          "hybridkv::ConfigureOptions), then DB::Resume(), or reopen.");
 }
 
 std::unique_ptr<TableFactory> HybridTableFactory::Clone() const {

@@ -64,6 +64,10 @@ class HybridTableFactory : public TableFactory {
                          const ColumnFamilyOptions& cf_opts) const override;
 
  private:
+  // What ValidateOptions checks of the companions and unsupported features,
+  // on the options a flush or compaction builds with.
+  Status CheckBuilderOptions(const TableBuilderOptions& tbo) const;
+
   HybridTableOptions options_;
   // Learned from the tables this factory's builders finish.
   const std::shared_ptr<TailEstimate> tail_estimate_ =

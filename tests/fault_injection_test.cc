@@ -204,7 +204,8 @@ TEST(FaultInjectionTest, PowerLossKeepsEverySyncedWriteAndAPrefix) {
   }
 }
 
-// Fails Append, Sync and Read on files with a given suffix while armed.
+// Fails creating, Append, Sync and Read on files with a given suffix while
+// armed.
 class FailingFS : public FileSystemWrapper {
  public:
   explicit FailingFS(const std::shared_ptr<FileSystem>& base)
@@ -212,7 +213,7 @@ class FailingFS : public FileSystemWrapper {
   static const char* kClassName() { return "HybridKVFailingFS"; }
   const char* Name() const override { return kClassName(); }
 
-  enum What { kNothing, kAppend, kSync, kRead };
+  enum What { kNothing, kCreate, kAppend, kSync, kRead };
   void Arm(What what, const std::string& suffix) {
     suffix_ = suffix;
     what_ = what;
@@ -242,6 +243,7 @@ class FailingFS : public FileSystemWrapper {
   IOStatus NewWritableFile(const std::string& fname, const FileOptions& opts,
                            std::unique_ptr<FSWritableFile>* result,
                            IODebugContext* dbg) override {
+    if (Hit(kCreate, fname)) return Injected("create", fname);
     IOStatus s = target()->NewWritableFile(fname, opts, result, dbg);
     if (s.ok()) result->reset(new File(this, fname, std::move(*result)));
     return s;
@@ -482,6 +484,45 @@ TEST(FailedFlushTest, ItsCachedMediumBlocksAreNeverReadAfterAReopen) {
   ASSERT_OK(db->VerifyChecksum());
 }
 
+// The first entry of a flush is a medium value, and its medium file cannot be
+// created (EMFILE, EACCES): no entry reaches the SST. RocksDB's flush asks an
+// empty builder nothing more and reports success, so the builder must not
+// say it is empty: the flush fails, and every value stays readable.
+TEST(FailedFlushTest, FailingBeforeTheFirstEntryLosesNothing) {
+  test::ScratchDir dir("failed-first");
+  auto failing = std::make_shared<FailingFS>(FileSystem::Default());
+  std::unique_ptr<Env> env = NewCompositeEnv(failing);
+  Options options = BaseOptions(env.get());
+  options.disable_auto_compactions = true;
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  const std::string value(300, 'm');  // medium, like every value here
+  for (int i = 0; i < 10; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), value));
+  }
+  failing->Arm(FailingFS::kCreate, ".medium");
+  Status s = db->Flush(FlushOptions());
+  ASSERT_GT(failing->injected(), 0) << "the fault was never hit";
+  EXPECT_FALSE(s.ok()) << "the failed flush reported success";
+  failing->Disarm();
+  for (int i = 0; i < 10; i++) {
+    std::string got;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &got)) << Key(i);
+    EXPECT_EQ(got, value);
+  }
+  // After a reopen too: the WAL was not dropped as flushed.
+  db->Close().PermitUncheckedError();
+  db.reset();
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  db.reset(raw);
+  for (int i = 0; i < 10; i++) {
+    std::string got;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &got)) << Key(i);
+    EXPECT_EQ(got, value);
+  }
+}
+
 // A flush fails after its builder finished the medium file (the SST's sync
 // fails). RocksDB deletes the SST; the medium file, which nothing can point
 // into, goes with it rather than at the next open, so a DB that recovers
@@ -520,6 +561,9 @@ TEST(FailedFlushTest, ItsMediumFileIsDeletedAtOnce) {
 INSTANTIATE_TEST_SUITE_P(
     Faults, FailedIoTest,
     testing::Values(
+        // The builder's first medium value creates the file: failing there,
+        // no entry reaches the SST.
+        FaultCase{"flush_medium_create", FailingFS::kCreate, ".medium", false},
         FaultCase{"flush_medium_append", FailingFS::kAppend, ".medium", false},
         FaultCase{"flush_medium_sync", FailingFS::kSync, ".medium", false},
         FaultCase{"flush_sst_append", FailingFS::kAppend, ".sst", false},

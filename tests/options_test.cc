@@ -6,12 +6,15 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/metadata.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
 #include "test_util.h"
@@ -400,6 +403,99 @@ TEST(OptionsTest, ConfigureOptionsSetsTheLargeClassPolicy) {
   EXPECT_EQ(MinGarbageRatio(custom), 0);
   EXPECT_DOUBLE_EQ(custom.blob_garbage_collection_age_cutoff, 0.5);
   EXPECT_EQ(custom.blob_compaction_readahead_size, 0u);
+}
+
+// RocksDB validates a table factory's column family only at DB::Open. A
+// column family created later with a merge operator HybridKV did not wrap
+// would have compactions hand it pointer bytes as the base value, and write
+// what it makes of them. Its SSTs are refused instead, naming the option, and
+// no read returns a wrong value.
+TEST(OptionsTest, ColumnFamilyCreatedAfterOpenIsCheckedWhenItWrites) {
+  test::ScratchDir dir("late-cf");
+  Options options;
+  options.create_if_missing = true;
+  ASSERT_OK(ConfigureOptions(&options));
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  ColumnFamilyOptions unwrapped(options);
+  ASSERT_OK(GetColumnFamilyOptionsFromString(
+      ConfigOptions(), unwrapped, "merge_operator=stringappend", &unwrapped));
+  ColumnFamilyHandle* cf = nullptr;
+  ASSERT_OK(db->CreateColumnFamily(unwrapped, "late", &cf));
+  const std::string value(300, 'v');  // a medium value
+  ASSERT_OK(db->Put(WriteOptions(), cf, "key", value));
+  Status s = db->Flush(FlushOptions(), cf);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("HybridKVMergeOperator"), std::string::npos)
+      << s.ToString();
+  // Whatever was written, a merge over the value reads as the value with
+  // the operand, or as the value alone where the write was refused. The
+  // merge happens in a compaction above the merge level, which hands the
+  // operator the base value as it is stored.
+  db->Merge(WriteOptions(), cf, "key", "x").PermitUncheckedError();
+  db->Flush(FlushOptions(), cf).PermitUncheckedError();
+  ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(cf, &meta);
+  std::vector<std::string> l0;
+  for (const auto& file : meta.levels[0].files) l0.push_back(file.name);
+  if (!l0.empty()) {
+    db->CompactFiles(CompactionOptions(), cf, l0, /*output_level=*/1)
+        .PermitUncheckedError();
+  }
+  std::string got;
+  Status g = db->Get(ReadOptions(), cf, "key", &got);
+  if (g.ok()) {
+    EXPECT_TRUE(got == value || got == value + ",x")
+        << "read " << got.size() << " bytes: " << Slice(got).ToString(true);
+  }
+  ASSERT_OK(db->DestroyColumnFamilyHandle(cf));
+}
+
+// paranoid_file_checks is refused at open, and mutable: set later, the next
+// flush is refused with the reason (a compaction would otherwise fail with
+// "Paranoid checksums do not match" for every SST with pointers).
+TEST(OptionsTest, ParanoidChecksSetAfterOpenFailTheNextFlushNamingThem) {
+  test::ScratchDir dir("late-paranoid");
+  Options options;
+  options.create_if_missing = true;
+  ASSERT_OK(ConfigureOptions(&options));
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  ASSERT_OK(db->SetOptions({{"paranoid_file_checks", "true"}}));
+  ASSERT_OK(db->Put(WriteOptions(), "key", std::string(300, 'v')));
+  Status s = db->Flush(FlushOptions());
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("paranoid_file_checks"), std::string::npos)
+      << s.ToString();
+}
+
+// An OPTIONS file may name, inside HybridKVMergeOperator, a merge operator
+// this process cannot create (RocksDB then loads it as null by default).
+// Every flush asks the operator AllowSingleOperand: the process must not
+// crash; merges fail instead.
+TEST(OptionsTest, MergeOperatorWithoutItsInnerFailsMergesNotTheProcess) {
+  HybridKVMergeOperator empty(nullptr);
+  std::string out;
+  EXPECT_FALSE(empty.AllowSingleOperand());
+  EXPECT_FALSE(empty.ShouldMerge({Slice("a")}));
+  EXPECT_FALSE(empty.PartialMerge("k", "a", "b", &out, nullptr));
+  EXPECT_FALSE(
+      empty.PartialMergeMulti("k", {Slice("a"), Slice("b")}, &out, nullptr));
+  test::ScratchDir dir("empty-merge");
+  Options options;
+  options.create_if_missing = true;
+  ASSERT_OK(ConfigureOptions(&options));
+  options.merge_operator = std::make_shared<HybridKVMergeOperator>(nullptr);
+  DB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  ASSERT_OK(db->Put(WriteOptions(), "key", std::string(300, 'v')));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(db->Merge(WriteOptions(), "key", "x"));
+  std::string got;
+  EXPECT_FALSE(db->Get(ReadOptions(), "key", &got).ok());
 }
 
 }  // namespace
