@@ -479,27 +479,35 @@ TEST(HybridPlacementTest, WithoutThePluginMediumKeysFailLoudly) {
 }
 
 // SstFileWriter output (reason kMisc) keeps every value inline, even with
-// HybridTable options; ingested, it reads back exactly.
+// HybridTable options; ingested, it reads back exactly. So does the output of
+// a stock SstFileWriter (BlockBasedTable, no HybridKV property), which cannot
+// hold pointers: SstFileWriter writes no blob index entries.
 TEST(HybridPlacementTest, SstFileWriterNeverExtracts) {
-  test::ScratchDir dir("sstwriter");
-  Options options = MakeOptions();
-  auto db = Open(options, dir.path());
-  const std::string sst = dir.Sub("external.sst.tmp");
-  SstFileWriter writer(EnvOptions(), options);
-  ASSERT_OK(writer.Open(sst));
-  Model model;
-  for (int k = 0; k < 500; ++k) {
-    model[Key(k)] = std::string(100 + k, 'w');  // medium-sized
-    ASSERT_OK(writer.Put(Key(k), model[Key(k)]));
+  for (bool stock_writer : {false, true}) {
+    SCOPED_TRACE(stock_writer ? "stock SstFileWriter" : "HybridTable options");
+    test::ScratchDir dir(stock_writer ? "sstwriter-stock" : "sstwriter");
+    test::ScratchDir outside(stock_writer ? "sstwriter-stock-ext"
+                                          : "sstwriter-ext");
+    Options options = MakeOptions();
+    auto db = Open(options, dir.path());
+    // Written outside the DB, as ingested files usually are.
+    const std::string sst = outside.Sub("external.sst");
+    SstFileWriter writer(EnvOptions(), stock_writer ? Options() : options);
+    ASSERT_OK(writer.Open(sst));
+    Model model;
+    for (int k = 0; k < 500; ++k) {
+      model[Key(k)] = std::string(100 + k, 'w');  // medium-sized
+      ASSERT_OK(writer.Put(Key(k), model[Key(k)]));
+    }
+    ASSERT_OK(writer.Finish());
+    auto raw = test::ScanSstRaw(sst);
+    ASSERT_OK(raw.status);
+    EXPECT_EQ(raw.entries, 500u);
+    EXPECT_EQ(raw.pointer_entries, 0u);
+    EXPECT_TRUE(test::FilesWithSuffix(dir.path(), ".medium").empty());
+    ASSERT_OK(db->IngestExternalFile({sst}, IngestExternalFileOptions()));
+    CheckAll(db.get(), model, 1);
   }
-  ASSERT_OK(writer.Finish());
-  auto raw = test::ScanSstRaw(sst);
-  ASSERT_OK(raw.status);
-  EXPECT_EQ(raw.entries, 500u);
-  EXPECT_EQ(raw.pointer_entries, 0u);
-  EXPECT_TRUE(test::FilesWithSuffix(dir.path(), ".medium").empty());
-  ASSERT_OK(db->IngestExternalFile({sst}, IngestExternalFileOptions()));
-  CheckAll(db.get(), model, 1);
 }
 
 // Table iterators resolve a medium value only in PrepareValue() (RocksDB's

@@ -11,6 +11,7 @@
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "rocksdb/table.h"
 #include "table/internal_iterator.h"
+#include "table/sst_file_writer_collectors.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 #include "util/coding.h"
@@ -103,6 +104,11 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
   auto it = props.user_collected_properties.find(kMediumRefsProperty);
   *known = it != props.user_collected_properties.end();
   if (!*known) {
+    // SstFileWriter output references nothing, whatever its table format:
+    // its API writes no blob index entries, and HybridTable's builder
+    // extracts nothing for it.
+    *known = props.user_collected_properties.count(
+                 ExternalSstFilePropertyNames::kVersion) != 0;
     return Status::OK();
   }
   Slice in(it->second);

@@ -83,8 +83,8 @@ class MediumRefsRecorder {
 };
 
 // Decodes the refs property of `props`. `*known` is false when the SST has no
-// such property: it was not built by HybridKV and may hold pointers all the
-// same.
+// such property and is not SstFileWriter output: it was not built by HybridKV
+// and may hold pointers all the same.
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
                      bool* known);
 
