@@ -89,6 +89,9 @@ HybridTableBuilder::HybridTableBuilder(
   // A flush job fsyncs the SST's directory, where the medium file lives,
   // itself.
   medium_sync_.sync_directory = tbo.reason != TableFileCreationReason::kFlush;
+  // Medium writes and merge-level reads are charged to the DB's rate limiter
+  // as its SSTs' are, at the priority of the job's I/O (write_io_, merge_io_).
+  medium_file_options_.rate_limiter = tbo.ioptions.rate_limiter.get();
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
   medium_file_options_.use_direct_reads =

@@ -27,6 +27,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/rate_limiter.h"
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/statistics.h"
 #include "test_util.h"
@@ -508,6 +509,46 @@ TEST(HybridPlacementTest, SstFileWriterNeverExtracts) {
     ASSERT_OK(db->IngestExternalFile({sst}, IngestExternalFileOptions()));
     CheckAll(db.get(), model, 1);
   }
+}
+
+// Medium files are I/O like any other of the DB's: the rate limiter charges a
+// flush's medium writes, and the reads a Get asks it to charge
+// (ReadOptions::rate_limiter_priority), as it does for SSTs and blob files.
+TEST(HybridPlacementTest, MediumIoGoesThroughTheRateLimiter) {
+  test::ScratchDir dir("rate-limited");
+  Options options = MakeOptions();
+  options.disable_auto_compactions = true;
+  options.write_buffer_size = 4 << 20;  // one flush
+  std::shared_ptr<RateLimiter> limiter(NewGenericRateLimiter(
+      int64_t{1} << 40, 100 * 1000, 10, RateLimiter::Mode::kAllIo));
+  options.rate_limiter = limiter;
+  auto db = Open(options, dir.path());
+  const std::string value(300, 'm');  // medium
+  for (int k = 0; k < 1000; ++k) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(k), value));
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_EQ(test::FilesWithSuffix(dir.path(), ".medium").size(), 1u);
+  // The SST holds pointers of about 40 bytes; the values went to the medium
+  // file.
+  EXPECT_GE(limiter->GetTotalBytesThrough(Env::IO_HIGH), 1000u * 300)
+      << "the flush's medium writes were not charged";
+  // A Get charged at IO_USER, on a cold cache: the SST block and the medium
+  // block.
+  db.reset();
+  db = Open(options, dir.path());
+  const auto* table =
+      options.table_factory->GetOptions<BlockBasedTableOptions>();
+  ASSERT_NE(table, nullptr);
+  if (table->block_cache != nullptr) table->block_cache->EraseUnRefEntries();
+  ReadOptions charged;
+  charged.rate_limiter_priority = Env::IO_USER;
+  const int64_t before = limiter->GetTotalRequests(Env::IO_USER);
+  std::string got;
+  ASSERT_OK(db->Get(charged, Key(500), &got));
+  EXPECT_EQ(got, value);
+  EXPECT_GE(limiter->GetTotalRequests(Env::IO_USER) - before, 2)
+      << "the medium read was not charged";
 }
 
 // Table iterators resolve a medium value only in PrepareValue() (RocksDB's

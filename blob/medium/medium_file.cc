@@ -301,11 +301,18 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
                    "file is " + std::to_string(size) +
                        " bytes, shorter than header and footer");
   }
-  std::unique_ptr<RandomAccessFileReader> file;
-  s = RandomAccessFileReader::Create(fs, path, file_options, &file, nullptr);
+  // With the DB's rate limiter (file_options.rate_limiter, as RocksDB's own
+  // file options carry it), which charges reads whose ReadOptions or job ask
+  // for it, as it does for SST and blob reads.
+  std::unique_ptr<FSRandomAccessFile> raw;
+  s = fs->NewRandomAccessFile(path, file_options, &raw, nullptr);
   if (!s.ok()) {
     return s;
   }
+  auto file = std::make_unique<RandomAccessFileReader>(
+      std::move(raw), path, /*clock=*/nullptr, /*io_tracer=*/nullptr,
+      /*stats=*/nullptr, Histograms::HISTOGRAM_ENUM_MAX,
+      /*file_read_hist=*/nullptr, file_options.rate_limiter);
   std::unique_ptr<MediumFileReader> r(
       new MediumFileReader(path, std::move(file), fs.get()));
   // Before the header and footer are read: a file punched by another process
