@@ -41,8 +41,14 @@ Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
       ssts.push_back(number);
     }
   }
+  // The SSTs' directory: a single db_paths entry may name another than the
+  // DB's (HybridTable refuses several).
+  std::vector<LiveFileMetaData> metadata;
+  db_->GetLiveFilesMetaData(&metadata);
+  const std::string dir =
+      metadata.empty() ? GetName() : metadata.front().directory;
   HybridKVFiles found;
-  s = FindHybridKVFiles(db_, GetName(), ssts, &found);
+  s = FindHybridKVFiles(db_, dir, ssts, &found);
   if (!s.ok()) return s;
   std::vector<LiveFileStorageInfo> entries;
   s = AppendHybridKVFiles(db_, found, /*include_checksum_info=*/false,

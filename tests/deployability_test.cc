@@ -33,6 +33,7 @@
 #include "rocksdb/utilities/optimistic_transaction_db.h"
 #include "rocksdb/utilities/transaction_db.h"
 #include "test_util.h"
+#include "util/string_util.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -661,6 +662,26 @@ TEST(DeployabilityTest, PropertiesCountTheMediumFilesOfTheDbPath) {
   EXPECT_GE(stats.referenced_medium_file_bytes,
             stats.referenced_medium_live_bytes);
   EXPECT_GT(stats.referenced_medium_live_bytes, 0u);
+}
+
+// GetLiveFiles through the handle lists the medium files of SSTs in a
+// db_paths directory other than the DB's (it read the DB's directory, found
+// no such SST there, and failed).
+TEST(DeployabilityTest, LiveFilesOfTheDbPath) {
+  test::ScratchDir dir("livefiles-dbpath");
+  Options options = test::SmallLsmOptions();
+  options.disable_auto_compactions = true;
+  options.db_paths = {DbPath(dir.Sub("ssts"), 0)};
+  auto db = OpenHandle(options, dir.Sub("db"));
+  ASSERT_NE(db, nullptr);
+  LoadBase(db.get(), 2000);
+  std::vector<std::string> files;
+  uint64_t manifest_size = 0;
+  ASSERT_OK(db->GetLiveFiles(files, &manifest_size, /*flush_memtable=*/false));
+  size_t mediums = 0;
+  for (const std::string& f : files) mediums += EndsWith(f, ".medium");
+  EXPECT_EQ(mediums, test::FilesWithSuffix(dir.Sub("ssts"), ".medium").size());
+  EXPECT_GT(mediums, 0u);
 }
 
 // A secondary's figures are of its own Version: the SSTs the primary deleted

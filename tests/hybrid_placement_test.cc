@@ -551,6 +551,20 @@ TEST(HybridPlacementTest, MediumIoGoesThroughTheRateLimiter) {
       << "the medium read was not charged";
 }
 
+// Without dynamic level sizing, a negative merge level counts from the
+// deepest level each column family has reached. Column families 0 and 64
+// shared one slot: a new, shallow column family 64 took column family 0's
+// depth, and its merge level was never reached.
+TEST(HybridPlacementTest, DeepestLevelIsKeptPerColumnFamily) {
+  DbCounters counters;
+  counters.NoteLevel(0, 6);
+  counters.NoteLevel(64, 2);
+  counters.NoteLevel(64, 1);
+  EXPECT_EQ(counters.DeepestLevel(0), 6);
+  EXPECT_EQ(counters.DeepestLevel(64), 2);
+  EXPECT_EQ(counters.DeepestLevel(128), 0);
+}
+
 // Table iterators resolve a medium value only in PrepareValue() (RocksDB's
 // iterators always ask tables for unprepared values), so entries that DBIter
 // steps over, such as older versions and deleted keys, cost no medium read.

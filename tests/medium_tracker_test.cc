@@ -27,6 +27,7 @@
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
+#include "rocksdb/db.h"
 #include "rocksdb/sst_file_writer.h"
 #include "test_util.h"
 
@@ -424,6 +425,47 @@ TEST_F(SeedingInProgressTest, UnknownReferencesMeanwhileUndoIt) {
   creation.get();
   EXPECT_TRUE(done) << "a creation event waited for the seeding";
   EXPECT_FALSE(tracker_.seeded());
+}
+
+// An SST of a column family without HybridTable has no refs property and is
+// read entry by entry (it could hold copied pointers): a large one takes a
+// while, and builders of HybridKV's column families must not wait for it.
+TEST(MediumFileTrackerTest, ReadingAStockSstDoesNotHoldBuildersBack) {
+  test::ScratchDir dir("tracker-stock-sst");
+  {
+    Options stock;
+    stock.create_if_missing = true;
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(stock, dir.Sub("stock"), &raw));
+    std::unique_ptr<DB> db(raw);
+    ASSERT_OK(db->Put(WriteOptions(), "key", "value"));
+    ASSERT_OK(db->Flush(FlushOptions()));
+  }
+  const std::vector<std::string> ssts =
+      test::FilesWithSuffix(dir.Sub("stock"), ".sst");
+  ASSERT_EQ(ssts.size(), 1u);
+  const std::string path = dir.Sub("stock") + "/" + ssts[0];
+  std::unique_ptr<TableProperties> props;
+  ASSERT_OK(ReadSstProperties(FileSystem::Default(), path, &props));
+  auto gate = std::make_shared<GateFs>();
+  MediumFileCache open_files;
+  MediumFileTracker tracker(dir.Sub("stock"), &open_files);
+  tracker.SetFileSystem(gate, nullptr);
+  tracker.BuildStarted(1, "session");
+  tracker.BuildFinished(1);
+  auto creation = std::async(std::launch::async, [&] {
+    tracker.AddSst(SstNumberOf(path), path, *props);
+  });
+  gate->WaitUntilAReadWaits();  // reading the stock SST's entries
+  auto build = std::async(std::launch::async, [&] {
+    tracker.BuildStarted(11, "session");
+    tracker.BuildFinished(11);
+  });
+  const bool done = DoneSoon(build);
+  gate->Open();
+  creation.get();
+  build.get();
+  EXPECT_TRUE(done) << "a builder waited for the read of a stock SST";
 }
 
 // Table readers of other instances of the directory (a secondary, a

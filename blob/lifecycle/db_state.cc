@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,14 +13,15 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 void DbCounters::NoteLevel(uint32_t cf, int level) {
-  std::atomic<int>& d = deepest_[cf % kTrackedColumnFamilies];
-  int seen = d.load(std::memory_order_relaxed);
-  while (level > seen && !d.compare_exchange_weak(seen, level)) {
-  }
+  std::lock_guard<std::mutex> lock(deepest_mu_);
+  int& deepest = deepest_[cf];
+  deepest = std::max(deepest, level);
 }
 
 int DbCounters::DeepestLevel(uint32_t cf) const {
-  return deepest_[cf % kTrackedColumnFamilies].load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(deepest_mu_);
+  auto it = deepest_.find(cf);
+  return it == deepest_.end() ? 0 : it->second;
 }
 
 DbState::DbState(const std::string& dir)

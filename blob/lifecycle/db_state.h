@@ -69,13 +69,14 @@ struct DbCounters {
 #undef HYBRIDKV_DECLARE_COUNTER
 
   // Deepest level any SST of column family `cf` has been seen at, for negative
-  // merge levels without level_compaction_dynamic_level_bytes.
+  // merge levels without level_compaction_dynamic_level_bytes. Noted as
+  // tables open and asked as builders start: a lock costs nothing there.
   void NoteLevel(uint32_t cf, int level);
   int DeepestLevel(uint32_t cf) const;
 
  private:
-  static constexpr uint32_t kTrackedColumnFamilies = 64;
-  std::atomic<int> deepest_[kTrackedColumnFamilies] = {};
+  mutable std::mutex deepest_mu_;
+  std::map<uint32_t, int> deepest_;  // by column family id
 };
 
 class BlobCacheWarmer;

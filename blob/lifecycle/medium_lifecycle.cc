@@ -232,18 +232,30 @@ void MediumFileTracker::BuildFailed(uint64_t sst_number) {
 
 void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
                                const TableProperties& props) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!props.db_id.empty() && props.db_id != db_id_) {
-    if (!db_id_.empty()) {  // a new DB in this directory: forget the old one
-      ForgetLocked();
+  std::shared_ptr<FileSystem> fs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!props.db_id.empty() && props.db_id != db_id_) {
+      if (!db_id_.empty()) {  // a new DB in this directory: forget the old one
+        ForgetLocked();
+      }
+      db_id_ = props.db_id;
     }
-    db_id_ = props.db_id;
+    if (sst_refs_.count(sst_number) != 0) {
+      return;
+    }
+    fs = FileSystemLocked();
   }
-  if (sst_refs_.count(sst_number) != 0) {
-    return;
-  }
+  // Without the lock: an SST of another table format in the directory (a
+  // column family without HybridTable) is read entry by entry, and builders
+  // must not wait for that.
   MediumRefs refs;
-  if (!ReadMediumRefs(FileSystemLocked(), path, props, &refs).ok()) {
+  const Status read = ReadMediumRefs(fs, path, props, &refs);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (sst_refs_.count(sst_number) != 0) {
+    return;  // a seeding registered it meanwhile
+  }
+  if (!read.ok()) {
     // Its references are unknown: nothing may be freed on a guess until
     // seeding, again at the next event, reads them from disk (and frees
     // nothing while it cannot). Not registered, or seeding would skip it.
