@@ -21,7 +21,12 @@ void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
     return;
   }
   tracker->AddSst(number, info.file_path, info.table_properties);
-  tracker->EnsureSeeded(info.db_name);
+  // A flush of the WAL's recovery comes before DB::Open writes its new
+  // MANIFEST: a seeding now would be of the old one, and the next event would
+  // find CURRENT changed and read every SST again.
+  if (info.reason != TableFileCreationReason::kRecovery) {
+    tracker->EnsureSeeded(info.db_name);
+  }
 }
 
 void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {

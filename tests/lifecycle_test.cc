@@ -17,9 +17,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
@@ -174,6 +176,68 @@ TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbLearnsItAgain) {
 
 TEST(LifecycleTest, ReopenAfterAnotherProcessChangedTheDbInItsDbPath) {
   ReopenAfterAnotherProcessChangedTheDb(/*own_sst_dir=*/true);
+}
+
+// Counts the opens of each SST file for reading.
+class SstOpenCountingFs : public FileSystemWrapper {
+ public:
+  SstOpenCountingFs() : FileSystemWrapper(FileSystem::Default()) {}
+  const char* Name() const override { return "HybridKVTestSstOpenCountingFs"; }
+  IOStatus NewRandomAccessFile(const std::string& path,
+                               const FileOptions& options,
+                               std::unique_ptr<FSRandomAccessFile>* file,
+                               IODebugContext* dbg) override {
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".sst") == 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      opens_[path.substr(path.rfind('/') + 1)]++;
+    }
+    return target()->NewRandomAccessFile(path, options, file, dbg);
+  }
+  std::map<std::string, int> opens() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return opens_;
+  }
+  void Reset() {
+    std::lock_guard<std::mutex> lock(mu_);
+    opens_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int> opens_;
+};
+
+// A reopen whose WAL holds writes flushes them during recovery, before
+// DB::Open writes its new MANIFEST. Seeding then would learn the DB under the
+// old MANIFEST, and the first event after the open would find CURRENT changed
+// and read every SST's properties again: twice per open, where once is all
+// it needs (RocksDB's own table open, and one seeding).
+TEST(LifecycleTest, ReopenWithAWalReadsEachSstOnce) {
+  test::ScratchDir dir("reopen-wal");
+  auto fs = std::make_shared<SstOpenCountingFs>();
+  std::unique_ptr<Env> env = NewCompositeEnv(fs);
+  Options options = MakeOptions();
+  options.env = env.get();
+  std::vector<std::string> before;
+  {
+    auto db = Open(options, dir.path());
+    for (int v = 0; v < 3; v++) Write(db.get(), 200, v);  // three SSTs
+    before = test::FilesWithSuffix(dir.path(), ".sst");
+    ASSERT_OK(db->Put(WriteOptions(), Key(0), Medium(0, 9)));  // in the WAL
+  }
+  ASSERT_EQ(before.size(), 3u);
+  fs->Reset();
+  auto db = Open(options, dir.path());
+  Write(db.get(), 200, 10);  // events after the open: seeding
+  const auto opens = fs->opens();
+  for (const std::string& sst : before) {
+    auto it = opens.find(sst);
+    const int n = it == opens.end() ? 0 : it->second;
+    EXPECT_LE(n, 2) << sst << " opened " << n << " times";
+  }
+  std::string got;
+  ASSERT_OK(db->Get(ReadOptions(), Key(0), &got));
+  EXPECT_EQ(got, Medium(0, 10));
 }
 
 TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {
