@@ -21,12 +21,8 @@ void HybridKVListener::OnTableFileCreated(const TableFileCreationInfo& info) {
     return;
   }
   tracker->AddSst(number, info.file_path, info.table_properties);
-  // A flush of the WAL's recovery comes before DB::Open writes its new
-  // MANIFEST: a seeding now would be of the old one, and the next event would
-  // find CURRENT changed and read every SST again.
-  if (info.reason != TableFileCreationReason::kRecovery) {
-    tracker->EnsureSeeded(info.db_name);
-  }
+  tracker->EnsureSeeded(info.db_name, /*in_recovery=*/info.reason ==
+                                          TableFileCreationReason::kRecovery);
 }
 
 void HybridKVListener::OnTableFileDeleted(const TableFileDeletionInfo& info) {

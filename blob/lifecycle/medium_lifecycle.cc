@@ -389,7 +389,8 @@ void MediumFileTracker::InvalidateSeedingLocked() {
   seeding_epoch_++;
 }
 
-void MediumFileTracker::EnsureSeeded(const std::string& db_dir) {
+void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
+                                     bool in_recovery) {
   std::shared_ptr<FileSystem> fs;
   std::set<uint64_t> known;
   std::string manifest;
@@ -397,6 +398,12 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     manifest = CurrentManifestLocked(db_dir);
+    if (seeded_ && seeded_in_recovery_ && !in_recovery) {
+      // The first event after the open that seeded: CURRENT names the open's
+      // own MANIFEST.
+      seeded_manifest_ = manifest;
+      seeded_in_recovery_ = false;
+    }
     if (seeded_ && manifest != seeded_manifest_) {
       ForgetSstsLocked();  // the DB was opened again since: learn it again
     }
@@ -426,6 +433,7 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir) {
       return;
     }
     seeded_manifest_ = std::move(manifest);
+    seeded_in_recovery_ = in_recovery;
   }
   Punch(std::move(dead));
 }

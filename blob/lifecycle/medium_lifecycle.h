@@ -122,8 +122,12 @@ class MediumFileTracker : public BuildRegistry {
   // when CURRENT in `db_dir` (the DB's directory, which may not be the SSTs')
   // names another MANIFEST than then; see the file comment. The reading holds
   // no lock: builders and events do not wait for it, and a call while another
-  // thread seeds returns at once, leaving the work to it.
-  void EnsureSeeded(const std::string& db_dir);
+  // thread seeds returns at once, leaving the work to it. `in_recovery`: the
+  // event is a flush of DB::Open's WAL recovery, before the open writes its
+  // new MANIFEST. The next MANIFEST is then the open's own (the DB's LOCK
+  // keeps other processes out until it is written), and is taken as the
+  // seeding's without reading the SSTs again.
+  void EnsureSeeded(const std::string& db_dir, bool in_recovery = false);
 
   bool seeded() const;
 
@@ -236,6 +240,8 @@ class MediumFileTracker : public BuildRegistry {
   std::string session_id_;
   bool seeded_ = false;
   std::string seeded_manifest_;  // what CURRENT named when seeding began
+  // Seeded in a recovery flush: the next MANIFEST is the open's own.
+  bool seeded_in_recovery_ = false;
   bool seeding_ = false;         // a seeding is reading the disk
   uint64_t seeding_epoch_ = 0;   // bumped by InvalidateSeedingLocked
   // While seeding_: SSTs deleted (or failed) and medium files left without
