@@ -645,14 +645,21 @@ TEST(DeployabilityTest, PropertiesAreKnownBeforeTheFirstFlushAndReadOnly) {
 
 // With the SSTs (and so the medium files) in db_paths[0], the figures are of
 // that directory.
-TEST(DeployabilityTest, PropertiesCountTheMediumFilesOfTheDbPath) {
-  test::ScratchDir dir("props-dbpath");
+// A DB in `dir`/db whose SSTs, and so medium files, are in `dir`/ssts (its
+// only db_paths entry), loaded with 2,000 keys.
+std::unique_ptr<StackableDB> OpenLoadedInDbPath(const test::ScratchDir& dir) {
   Options options = test::SmallLsmOptions();
   options.disable_auto_compactions = true;
   options.db_paths = {DbPath(dir.Sub("ssts"), 0)};
   auto db = OpenHandle(options, dir.Sub("db"));
+  if (db != nullptr) LoadBase(db.get(), 2000);
+  return db;
+}
+
+TEST(DeployabilityTest, PropertiesCountTheMediumFilesOfTheDbPath) {
+  test::ScratchDir dir("props-dbpath");
+  auto db = OpenLoadedInDbPath(dir);
   ASSERT_NE(db, nullptr);
-  LoadBase(db.get(), 2000);
   HybridStatistics stats;
   ASSERT_OK(GetStatistics(db.get(), &stats));
   EXPECT_EQ(stats.live_medium_files,
@@ -669,12 +676,8 @@ TEST(DeployabilityTest, PropertiesCountTheMediumFilesOfTheDbPath) {
 // no such SST there, and failed).
 TEST(DeployabilityTest, LiveFilesOfTheDbPath) {
   test::ScratchDir dir("livefiles-dbpath");
-  Options options = test::SmallLsmOptions();
-  options.disable_auto_compactions = true;
-  options.db_paths = {DbPath(dir.Sub("ssts"), 0)};
-  auto db = OpenHandle(options, dir.Sub("db"));
+  auto db = OpenLoadedInDbPath(dir);
   ASSERT_NE(db, nullptr);
-  LoadBase(db.get(), 2000);
   std::vector<std::string> files;
   uint64_t manifest_size = 0;
   ASSERT_OK(db->GetLiveFiles(files, &manifest_size, /*flush_memtable=*/false));

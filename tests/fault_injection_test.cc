@@ -501,26 +501,25 @@ TEST(FailedFlushTest, FailingBeforeTheFirstEntryLosesNothing) {
   for (int i = 0; i < 10; i++) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), value));
   }
+  auto expect_every_value = [&] {
+    for (int i = 0; i < 10; i++) {
+      std::string got;
+      ASSERT_OK(db->Get(ReadOptions(), Key(i), &got)) << Key(i);
+      EXPECT_EQ(got, value);
+    }
+  };
   failing->Arm(FailingFS::kCreate, ".medium");
   Status s = db->Flush(FlushOptions());
   ASSERT_GT(failing->injected(), 0) << "the fault was never hit";
   EXPECT_FALSE(s.ok()) << "the failed flush reported success";
   failing->Disarm();
-  for (int i = 0; i < 10; i++) {
-    std::string got;
-    ASSERT_OK(db->Get(ReadOptions(), Key(i), &got)) << Key(i);
-    EXPECT_EQ(got, value);
-  }
+  expect_every_value();
   // After a reopen too: the WAL was not dropped as flushed.
   db->Close().PermitUncheckedError();
   db.reset();
   ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
   db.reset(raw);
-  for (int i = 0; i < 10; i++) {
-    std::string got;
-    ASSERT_OK(db->Get(ReadOptions(), Key(i), &got)) << Key(i);
-    EXPECT_EQ(got, value);
-  }
+  expect_every_value();
 }
 
 // A flush fails after its builder finished the medium file (the SST's sync

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/hole_punch.h"
@@ -436,7 +437,7 @@ TEST(MediumFileTrackerTest, ReadingAStockSstDoesNotHoldBuildersBack) {
     Options stock;
     stock.create_if_missing = true;
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(stock, dir.Sub("stock"), &raw));
+    ASSERT_OK(OpenDB(stock, dir.Sub("stock"), &raw));
     std::unique_ptr<DB> db(raw);
     ASSERT_OK(db->Put(WriteOptions(), "key", "value"));
     ASSERT_OK(db->Flush(FlushOptions()));

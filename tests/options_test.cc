@@ -410,14 +410,21 @@ TEST(OptionsTest, ConfigureOptionsSetsTheLargeClassPolicy) {
 // would have compactions hand it pointer bytes as the base value, and write
 // what it makes of them. Its SSTs are refused instead, naming the option, and
 // no read returns a wrong value.
+// A new DB at `path` with hybridkv::ConfigureOptions' defaults, which it
+// leaves in `*options`.
+std::unique_ptr<DB> OpenConfigured(const std::string& path, Options* options) {
+  options->create_if_missing = true;
+  EXPECT_OK(ConfigureOptions(options));
+  DB* raw = nullptr;
+  EXPECT_OK(hybridkv::OpenDB(*options, path, &raw));
+  return std::unique_ptr<DB>(raw);
+}
+
 TEST(OptionsTest, ColumnFamilyCreatedAfterOpenIsCheckedWhenItWrites) {
   test::ScratchDir dir("late-cf");
   Options options;
-  options.create_if_missing = true;
-  ASSERT_OK(ConfigureOptions(&options));
-  DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-  std::unique_ptr<DB> db(raw);
+  auto db = OpenConfigured(dir.path(), &options);
+  ASSERT_NE(db, nullptr);
   ColumnFamilyOptions unwrapped(options);
   ASSERT_OK(GetColumnFamilyOptionsFromString(
       ConfigOptions(), unwrapped, "merge_operator=stringappend", &unwrapped));
@@ -458,11 +465,8 @@ TEST(OptionsTest, ColumnFamilyCreatedAfterOpenIsCheckedWhenItWrites) {
 TEST(OptionsTest, ParanoidChecksSetAfterOpenFailTheNextFlushNamingThem) {
   test::ScratchDir dir("late-paranoid");
   Options options;
-  options.create_if_missing = true;
-  ASSERT_OK(ConfigureOptions(&options));
-  DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-  std::unique_ptr<DB> db(raw);
+  auto db = OpenConfigured(dir.path(), &options);
+  ASSERT_NE(db, nullptr);
   ASSERT_OK(db->SetOptions({{"paranoid_file_checks", "true"}}));
   ASSERT_OK(db->Put(WriteOptions(), "key", std::string(300, 'v')));
   Status s = db->Flush(FlushOptions());
