@@ -324,6 +324,24 @@ class FailingFS : public FileSystemWrapper {
   std::string last_hit_;
 };
 
+// A DB on a FailingFS, automatic compactions off: a fault hits the flush or
+// compaction the test starts. Set `options` before Open.
+struct DbOnFailingFs {
+  std::shared_ptr<FailingFS> failing =
+      std::make_shared<FailingFS>(FileSystem::Default());
+  std::unique_ptr<Env> env = NewCompositeEnv(failing);
+  Options options = BaseOptions(env.get());
+  std::unique_ptr<DB> db;
+  DbOnFailingFs() { options.disable_auto_compactions = true; }
+  Status Open(const std::string& path) {
+    db.reset();
+    DB* raw = nullptr;
+    Status s = hybridkv::OpenDB(options, path, &raw);
+    db.reset(raw);
+    return s;
+  }
+};
+
 struct FaultCase {
   const char* name;
   FailingFS::What what;
@@ -342,14 +360,13 @@ class FailedIoTest : public testing::TestWithParam<FaultCase> {};
 TEST_P(FailedIoTest, ReportedThenRecoveredWithoutWrongData) {
   const FaultCase& c = GetParam();
   test::ScratchDir dir(std::string("failio-") + c.name);
-  auto failing = std::make_shared<FailingFS>(FileSystem::Default());
-  std::unique_ptr<Env> env = NewCompositeEnv(failing);
-  Options options = BaseOptions(env.get());
-  options.disable_auto_compactions = true;
-  options.paranoid_checks = true;
+  DbOnFailingFs f;
+  f.options.paranoid_checks = true;
+  ASSERT_OK(f.Open(dir.path()));
+  const std::shared_ptr<FailingFS>& failing = f.failing;
+  const Options& options = f.options;
+  std::unique_ptr<DB>& db = f.db;
   DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-  std::unique_ptr<DB> db(raw);
   Model model;
   uint64_t version = 0;
   auto load = [&](uint64_t n) {
@@ -490,13 +507,12 @@ TEST(FailedFlushTest, ItsCachedMediumBlocksAreNeverReadAfterAReopen) {
 // say it is empty: the flush fails, and every value stays readable.
 TEST(FailedFlushTest, FailingBeforeTheFirstEntryLosesNothing) {
   test::ScratchDir dir("failed-first");
-  auto failing = std::make_shared<FailingFS>(FileSystem::Default());
-  std::unique_ptr<Env> env = NewCompositeEnv(failing);
-  Options options = BaseOptions(env.get());
-  options.disable_auto_compactions = true;
+  DbOnFailingFs f;
+  ASSERT_OK(f.Open(dir.path()));
+  const std::shared_ptr<FailingFS>& failing = f.failing;
+  const Options& options = f.options;
+  std::unique_ptr<DB>& db = f.db;
   DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-  std::unique_ptr<DB> db(raw);
   const std::string value(300, 'm');  // medium, like every value here
   for (int i = 0; i < 10; i++) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), value));
@@ -528,13 +544,12 @@ TEST(FailedFlushTest, FailingBeforeTheFirstEntryLosesNothing) {
 // without a reopen (an automatic resume) does not keep it.
 TEST(FailedFlushTest, ItsMediumFileIsDeletedAtOnce) {
   test::ScratchDir dir("failflush-leak");
-  auto failing = std::make_shared<FailingFS>(FileSystem::Default());
-  std::unique_ptr<Env> env = NewCompositeEnv(failing);
-  Options options = BaseOptions(env.get());
-  options.disable_auto_compactions = true;
+  DbOnFailingFs f;
+  ASSERT_OK(f.Open(dir.path()));
+  const std::shared_ptr<FailingFS>& failing = f.failing;
+  const Options& options = f.options;
+  std::unique_ptr<DB>& db = f.db;
   DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-  std::unique_ptr<DB> db(raw);
   for (int i = 0; i < 300; ++i) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
   }
