@@ -448,7 +448,21 @@ struct UserWork {
   uint64_t bytes = 0;
   uint64_t live_bytes = 0;         // 0: unknown
   double settled_ops_per_sec = 0;  // 0: unknown (no YCSB benchmark ran)
+  // The same spans on the wall clock (Unix epoch, microseconds; 0: unknown):
+  // the first and last operation, and the end of settling. A harness that
+  // pauses this process (scripts/ab --interleave) counts its own running
+  // time within them.
+  int64_t wall_begin_us = 0, wall_ops_end_us = 0, wall_settled_end_us = 0;
 };
+
+// A steady-clock instant on the wall clock, in microseconds since the epoch.
+int64_t WallMicros(std::chrono::steady_clock::time_point t) {
+  const auto system_now = std::chrono::system_clock::now();
+  const auto steady_now = std::chrono::steady_clock::now();
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             system_now.time_since_epoch() - (steady_now - t))
+      .count();
+}
 
 UserWork ReportUserWork(Statistics* stats) {
   UserWork work;
@@ -459,10 +473,13 @@ UserWork ReportUserWork(Statistics* stats) {
     work.live_bytes = y.live_known ? y.live_bytes : 0;
     // Settled: until the last flush or compaction that finished, if one
     // finished after the last operation (under waitforcompaction).
-    const double seconds = std::chrono::duration<double>(
-                               std::max(y.end, Tally()->LastJobEnd()) - y.start)
-                               .count();
+    const auto settled_end = std::max(y.end, Tally()->LastJobEnd());
+    const double seconds =
+        std::chrono::duration<double>(settled_end - y.start).count();
     work.settled_ops_per_sec = Ratio(y.ops, seconds);
+    work.wall_begin_us = WallMicros(y.start);
+    work.wall_ops_end_us = WallMicros(y.end);
+    work.wall_settled_end_us = WallMicros(settled_end);
     std::printf("YCSB: %" PRIu64 " ops, %" PRIu64
                 " records; user bytes read %" PRIu64 ", written %" PRIu64
                 "; gets found %" PRIu64 ", not found %" PRIu64
@@ -642,28 +659,30 @@ void Report(DB* db) {
     std::printf("HybridKV:\n%s", hs.ToString().c_str());
   }
   // One line for scripts: key=value, space separated.
-  std::printf("ext_summary: ops=%" PRIu64 " user_bytes=%" PRIu64
-              " read_bytes=%" PRIu64 " write_bytes=%" PRIu64
-              " io_amp_read=%.4f io_amp_write=%.4f disk_bytes=%" PRIu64
-              " live_bytes=%" PRIu64
-              " space_amp=%.4f cpu_s=%.3f"
-              " cpu_us_per_op=%.3f user_us_per_op=%.3f sys_us_per_op=%.3f"
-              " read_reqs_per_op=%.3f write_reqs_per_op=%.3f"
-              " dev_read_reqs_per_op=%.3f dev_write_reqs_per_op=%.3f"
-              " compaction_bytes=%" PRIu64
-              " manual_compaction_share=%.4f"
-              " max_sst_bytes=%" PRIu64
-              " settled_ops_per_sec=%.0f"
-              " levels=%d above_last=%.4f shape=%s\n",
-              work.ops, work.bytes, io["read_bytes"], io["write_bytes"], amp_r,
-              amp_w, disk.Data(), work.live_bytes, space_amp,
-              cpu.user + cpu.sys, Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
-              Ratio(cpu.user * 1e6, work.ops), Ratio(cpu.sys * 1e6, work.ops),
-              Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops),
-              dev_reads, dev_writes, compaction_written,
-              Ratio(manual_written, compaction_written), shape.max_sst,
-              work.settled_ops_per_sec, shape.populated, shape.above_last,
-              shape.line.empty() ? "empty" : shape.line.c_str());
+  std::printf(
+      "ext_summary: ops=%" PRIu64 " user_bytes=%" PRIu64 " read_bytes=%" PRIu64
+      " write_bytes=%" PRIu64
+      " io_amp_read=%.4f io_amp_write=%.4f disk_bytes=%" PRIu64
+      " live_bytes=%" PRIu64
+      " space_amp=%.4f cpu_s=%.3f"
+      " cpu_us_per_op=%.3f user_us_per_op=%.3f sys_us_per_op=%.3f"
+      " read_reqs_per_op=%.3f write_reqs_per_op=%.3f"
+      " dev_read_reqs_per_op=%.3f dev_write_reqs_per_op=%.3f"
+      " compaction_bytes=%" PRIu64
+      " manual_compaction_share=%.4f"
+      " max_sst_bytes=%" PRIu64
+      " settled_ops_per_sec=%.0f"
+      " wall_begin_us=%" PRId64 " wall_ops_end_us=%" PRId64
+      " wall_settled_end_us=%" PRId64 " levels=%d above_last=%.4f shape=%s\n",
+      work.ops, work.bytes, io["read_bytes"], io["write_bytes"], amp_r, amp_w,
+      disk.Data(), work.live_bytes, space_amp, cpu.user + cpu.sys,
+      Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
+      Ratio(cpu.user * 1e6, work.ops), Ratio(cpu.sys * 1e6, work.ops),
+      Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops), dev_reads,
+      dev_writes, compaction_written, Ratio(manual_written, compaction_written),
+      shape.max_sst, work.settled_ops_per_sec, work.wall_begin_us,
+      work.wall_ops_end_us, work.wall_settled_end_us, shape.populated,
+      shape.above_last, shape.line.empty() ? "empty" : shape.line.c_str());
   std::fflush(stdout);
 }
 
