@@ -449,9 +449,9 @@ struct UserWork {
   uint64_t live_bytes = 0;         // 0: unknown
   double settled_ops_per_sec = 0;  // 0: unknown (no YCSB benchmark ran)
   // The same spans on the wall clock (Unix epoch, microseconds; 0: unknown):
-  // the first and last operation, and the end of settling. A harness that
-  // pauses this process (scripts/ab --interleave) counts its own running
-  // time within them.
+  // the workload's start (its setup included, as in db_bench's own timer),
+  // its last operation, and the end of settling. A harness that pauses this
+  // process (scripts/ab --interleave) counts its own running time within them.
   int64_t wall_begin_us = 0, wall_ops_end_us = 0, wall_settled_end_us = 0;
 };
 

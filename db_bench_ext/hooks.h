@@ -63,7 +63,8 @@ struct YcsbSummary {
   bool live_known = false;
   uint64_t live_bytes = 0;  // key + value bytes of the live records
   uint64_t live_by_class[3] = {0, 0, 0};
-  // When the first operation started and the last one finished.
+  // When the workload started (its setup included) and the last operation
+  // finished.
   std::chrono::steady_clock::time_point start, end;
 };
 
