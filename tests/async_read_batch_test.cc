@@ -6,19 +6,11 @@
 // flight; a read past the end of a file is an error, not short data.
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "file/random_access_file_reader.h"
@@ -193,61 +185,6 @@ INSTANTIATE_TEST_CASE_P(
       return std::string(std::get<0>(param.param) ? "Async" : "Sync") +
              (std::get<1>(param.param) ? "Direct" : "Buffered");
     });
-
-// A signal that interrupts the wait for an asynchronous read (here a handled
-// one; a debugger attaching, or the process being stopped and continued, do
-// the same) must not end the process: RocksDB 9.x's POSIX Poll aborts when
-// io_uring_wait_cqe returns -EINTR. The read, of a FIFO, completes only when
-// the test writes into it, after interrupting the waiting thread.
-void IgnoreSignal(int) {}
-
-TEST(AsyncReadBatchSignalTest, AnInterruptedWaitReadsOn) {
-  FileSystem* fs = ReadFileSystemFor(FileSystem::Default()).get();
-  if (!AsyncReadBatch::Supported(fs)) {
-    GTEST_SKIP() << "no asynchronous reads (io_uring) on this machine";
-  }
-  test::ScratchDir dir("async_read_signal");
-  const std::string fifo = dir.Sub("fifo");
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << errno;
-  // Opened for writing first, so that opening it for reading does not block.
-  const int writer = open(fifo.c_str(), O_RDWR);
-  ASSERT_GE(writer, 0) << errno;
-  std::unique_ptr<FSRandomAccessFile> file;
-  ASSERT_OK(fs->NewRandomAccessFile(fifo, FileOptions(), &file, nullptr));
-  RandomAccessFileReader reader(std::move(file), fifo);
-
-  struct sigaction action = {};
-  struct sigaction old_action = {};
-  action.sa_handler = IgnoreSignal;  // no SA_RESTART
-  ASSERT_EQ(sigaction(SIGUSR1, &action, &old_action), 0);
-
-  const std::string written = "sixteen bytes!!!";
-  std::atomic<bool> waiting{false};
-  IOStatus status;
-  std::string got;
-  std::thread waiter([&] {
-    AsyncReadBatch batch(fs, IOOptions());
-    batch.Add(&reader, fs, 0, written.size(),
-              [&](const IOStatus& s, const Slice& bytes) {
-                status = s;
-                got = bytes.ToString();
-              });
-    waiting = true;
-    batch.Wait();
-  });
-  while (!waiting) std::this_thread::yield();
-  for (int i = 0; i < 5; i++) {  // the waiter is blocked in its wait by now
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    pthread_kill(waiter.native_handle(), SIGUSR1);
-  }
-  ASSERT_EQ(write(writer, written.data(), written.size()),
-            static_cast<ssize_t>(written.size()));
-  waiter.join();
-  sigaction(SIGUSR1, &old_action, nullptr);
-  close(writer);
-  ASSERT_OK(status);
-  EXPECT_EQ(got, written);
-}
 
 // A file system that claims asynchronous reads but whose files complete
 // ReadAsync at once, with no handle (FSRandomAccessFile's default, as with

@@ -1,10 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
 
-#include <cerrno>
 #include <vector>
 
-#include "env/io_posix.h"
 #include "file/file_util.h"
 #include "file/random_access_file_reader.h"
 #include "plugin/hybridkv/blob/io/read_pool.h"
@@ -42,53 +40,6 @@ const std::shared_ptr<FileSystem>& OwnPosixFileSystem() {
 FileSystem* ReadFileSystemOf(FileSystem* fs) {
   const std::shared_ptr<FileSystem>& own = OwnPosixFileSystem();
   return own != nullptr && IsDefault(fs) ? own.get() : fs;
-}
-
-// Waits until the completion of every request of `handles` (RocksDB's POSIX
-// handles, all on the calling thread's ring) is in the ring, without reaping
-// any, so that RocksDB's Poll then only reaps them.
-//
-// Why: RocksDB 9.x's POSIX Poll aborts the process when io_uring_wait_cqe
-// returns an error, and a wait interrupted by a signal returns -EINTR: a
-// handled signal, a debugger or strace attaching, or the process being stopped
-// and continued (kill -STOP, a cgroup freezer). RocksDB 11.x retries instead.
-// Here an interrupted wait is simply waited again.
-void WaitUntilCompleted(const std::vector<void*>& handles) {
-#if defined(ROCKSDB_IOURING_PRESENT)
-  struct io_uring* ring = nullptr;
-  for (;;) {
-    size_t pending = 0;
-    for (void* h : handles) {
-      const auto* handle = static_cast<const Posix_IOHandle*>(h);
-      if (handle->is_finished) {
-        continue;
-      }
-      ring = handle->iu;
-      bool completed = false;
-      unsigned head = 0;
-      struct io_uring_cqe* cqe = nullptr;
-      io_uring_for_each_cqe(ring, head, cqe) {
-        if (io_uring_cqe_get_data(cqe) == h) {
-          completed = true;
-          break;
-        }
-      }
-      pending += completed ? 0 : 1;
-    }
-    if (pending == 0) {
-      return;
-    }
-    // One completion more than the ring holds now, whichever it is.
-    struct io_uring_cqe* cqe = nullptr;
-    const int ret =
-        io_uring_wait_cqe_nr(ring, &cqe, io_uring_cq_ready(ring) + 1);
-    if (ret != 0 && ret != -EINTR && ret != -EAGAIN) {
-      return;  // not an interruption: Poll meets it too, nothing to add here
-    }
-  }
-#else
-  (void)handles;
-#endif
 }
 
 }  // namespace
@@ -219,9 +170,6 @@ void AsyncReadBatch::WaitForSubmitted() {
   IOStatus polled;
   bool buffers_free = true;
   if (!handles.empty()) {
-    if (own_io_uring_) {
-      WaitUntilCompleted(handles);
-    }
     polled = fs_->Poll(handles, handles.size());
     if (!polled.ok()) {
       // Nothing may write into buffers about to be freed.
