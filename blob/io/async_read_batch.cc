@@ -1,11 +1,16 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
 
+#include <cerrno>
+#include <cstring>
+#include <string>
 #include <vector>
 
+#include "env/io_posix.h"
 #include "file/file_util.h"
 #include "file/random_access_file_reader.h"
 #include "plugin/hybridkv/blob/io/read_pool.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/convenience.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -41,6 +46,68 @@ FileSystem* ReadFileSystemOf(FileSystem* fs) {
   const std::shared_ptr<FileSystem>& own = OwnPosixFileSystem();
   return own != nullptr && IsDefault(fs) ? own.get() : fs;
 }
+
+#if defined(HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR) && \
+    defined(ROCKSDB_IOURING_PRESENT)
+// Waits until every request of `handles` (RocksDB POSIX handles, submitted
+// on the calling thread's ring) is finished, as RocksDB's Poll does: every
+// completion reaped on the way, of this batch or of another in flight on the
+// same ring, is finished and its callback run, so that a batch waited for
+// later finds its requests done. Unlike that Poll before RocksDB 10.6, a wait
+// a signal interrupts is waited again (HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR).
+IOStatus WaitForEach(const std::vector<void*>& handles) {
+  for (void* h : handles) {
+    auto* const wanted = static_cast<Posix_IOHandle*>(h);
+    while (!wanted->is_finished) {
+      struct io_uring_cqe* cqe = nullptr;
+      const int waited = io_uring_wait_cqe(wanted->iu, &cqe);
+      if (waited == -EINTR || waited == -EAGAIN) {
+        continue;
+      }
+      if (waited != 0) {
+        return IOStatus::IOError("waiting for an asynchronous read: " +
+                                 std::string(strerror(-waited)));
+      }
+      auto* const done =
+          static_cast<Posix_IOHandle*>(io_uring_cqe_get_data(cqe));
+      if (done->iu != wanted->iu) {
+        return IOStatus::IOError(
+            "an asynchronous read completed on another thread's io_uring");
+      }
+      // As Poll: a stray second look at this completion finds no handle.
+      cqe->user_data = 0xd5d5d5d5d5d5d5d5;
+      FSReadRequest read;
+      read.scratch = done->scratch;
+      read.offset = done->offset;
+      read.len = done->len;
+      size_t finished_len = 0;
+      size_t bytes_read = 0;
+      bool read_again = false;
+      UpdateResult(cqe, /*file_name=*/"", read.len, done->iov.iov_len,
+                   /*async_read=*/true, done->use_direct_io, done->alignment,
+                   finished_len, &read, bytes_read, read_again);
+      done->is_finished = true;
+      io_uring_cqe_seen(done->iu, cqe);
+      done->cb(read, done->cb_arg);
+    }
+  }
+  return IOStatus::OK();
+}
+
+// WaitForEach. On an error, the reads not finished stay in flight: the
+// caller gives up their buffers and handles, and their callbacks are emptied
+// here, since the requests they would fill are about to go.
+IOStatus PollRetryingInterruptedWaits(const std::vector<void*>& handles) {
+  IOStatus s = WaitForEach(handles);
+  if (!s.ok()) {
+    for (void* h : handles) {
+      static_cast<Posix_IOHandle*>(h)->cb = [](FSReadRequest&, void*) {};
+    }
+  }
+  return s;
+}
+#define HYBRIDKV_WAITS_FOR_OWN_READS 1
+#endif
 
 }  // namespace
 
@@ -170,10 +237,21 @@ void AsyncReadBatch::WaitForSubmitted() {
   IOStatus polled;
   bool buffers_free = true;
   if (!handles.empty()) {
-    polled = fs_->Poll(handles, handles.size());
-    if (!polled.ok()) {
-      // Nothing may write into buffers about to be freed.
-      buffers_free = fs_->AbortIO(handles).ok();
+#if defined(HYBRIDKV_WAITS_FOR_OWN_READS)
+    if (own_io_uring_) {
+      polled = PollRetryingInterruptedWaits(handles);
+      // Reads may still be in flight, and AbortIO would wait for them on
+      // the same ring, aborting on the same errors: their buffers are given
+      // up instead.
+      buffers_free = polled.ok();
+    } else
+#endif
+    {
+      polled = fs_->Poll(handles, handles.size());
+      if (!polled.ok()) {
+        // Nothing may write into buffers about to be freed.
+        buffers_free = fs_->AbortIO(handles).ok();
+      }
     }
   }
   for (Request& r : submitted_) {
