@@ -71,8 +71,12 @@ IOStatus WaitForEach(const std::vector<void*>& handles) {
       auto* const done =
           static_cast<Posix_IOHandle*>(io_uring_cqe_get_data(cqe));
       if (done->iu != wanted->iu) {
+        // Not a read of this ring (Poll returns the same error). Marked seen,
+        // so that it does not fail every later wait on the ring too.
+        io_uring_cqe_seen(wanted->iu, cqe);
         return IOStatus::IOError(
-            "an asynchronous read completed on another thread's io_uring");
+            "a completion on this thread's io_uring belongs to no read "
+            "submitted on it");
       }
       // As Poll: a stray second look at this completion finds no handle.
       cqe->user_data = 0xd5d5d5d5d5d5d5d5;
