@@ -333,9 +333,8 @@ TEST_F(AsyncReadBatchSignalTest, AnotherBatchsCompletionIsKeptForIt) {
 
 // Many batches of direct reads of a real file, two in flight at a time as
 // scans keep them, while another thread signals the reading one every 100
-// µs: a completion that arrives while the wait is being set up or retried
-// must not be lost (waiting for one the ring already holds would sleep
-// forever), and every read gets its bytes.
+// µs: every wait the signals interrupt goes on, and every read gets its
+// bytes.
 TEST_F(AsyncReadBatchSignalTest, ReadsUnderASignalStormAllComplete) {
   const std::string path = dir_.Sub("data");
   std::string contents(1 << 20, '\0');

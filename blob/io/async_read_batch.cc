@@ -47,15 +47,24 @@ FileSystem* ReadFileSystemOf(FileSystem* fs) {
   return own != nullptr && IsDefault(fs) ? own.get() : fs;
 }
 
-#if defined(HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR) && \
-    defined(ROCKSDB_IOURING_PRESENT)
+#if defined(HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR)
 // Waits until every request of `handles` (RocksDB POSIX handles, submitted
 // on the calling thread's ring) is finished, as RocksDB's Poll does: every
 // completion reaped on the way, of this batch or of another in flight on the
 // same ring, is finished and its callback run, so that a batch waited for
-// later finds its requests done. Unlike that Poll before RocksDB 10.6, a wait
-// a signal interrupts is waited again (HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR).
-IOStatus WaitForEach(const std::vector<void*>& handles) {
+// later finds its requests done. Unlike that Poll, a wait a signal
+// interrupts is waited again (HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR).
+//
+// On an error, the reads not finished stay in flight: the caller gives up
+// their buffers and handles, and their callbacks are emptied here, since the
+// requests they would fill are about to go.
+IOStatus PollRetryingInterruptedWaits(const std::vector<void*>& handles) {
+  auto give_up = [&handles](IOStatus s) {
+    for (void* h : handles) {
+      static_cast<Posix_IOHandle*>(h)->cb = [](FSReadRequest&, void*) {};
+    }
+    return s;
+  };
   for (void* h : handles) {
     auto* const wanted = static_cast<Posix_IOHandle*>(h);
     while (!wanted->is_finished) {
@@ -65,8 +74,8 @@ IOStatus WaitForEach(const std::vector<void*>& handles) {
         continue;
       }
       if (waited != 0) {
-        return IOStatus::IOError("waiting for an asynchronous read: " +
-                                 std::string(strerror(-waited)));
+        return give_up(IOStatus::IOError("waiting for an asynchronous read: " +
+                                         std::string(strerror(-waited))));
       }
       auto* const done =
           static_cast<Posix_IOHandle*>(io_uring_cqe_get_data(cqe));
@@ -74,9 +83,9 @@ IOStatus WaitForEach(const std::vector<void*>& handles) {
         // Not a read of this ring (Poll returns the same error). Marked seen,
         // so that it does not fail every later wait on the ring too.
         io_uring_cqe_seen(wanted->iu, cqe);
-        return IOStatus::IOError(
+        return give_up(IOStatus::IOError(
             "a completion on this thread's io_uring belongs to no read "
-            "submitted on it");
+            "submitted on it"));
       }
       // As Poll: a stray second look at this completion finds no handle.
       cqe->user_data = 0xd5d5d5d5d5d5d5d5;
@@ -97,20 +106,6 @@ IOStatus WaitForEach(const std::vector<void*>& handles) {
   }
   return IOStatus::OK();
 }
-
-// WaitForEach. On an error, the reads not finished stay in flight: the
-// caller gives up their buffers and handles, and their callbacks are emptied
-// here, since the requests they would fill are about to go.
-IOStatus PollRetryingInterruptedWaits(const std::vector<void*>& handles) {
-  IOStatus s = WaitForEach(handles);
-  if (!s.ok()) {
-    for (void* h : handles) {
-      static_cast<Posix_IOHandle*>(h)->cb = [](FSReadRequest&, void*) {};
-    }
-  }
-  return s;
-}
-#define HYBRIDKV_WAITS_FOR_OWN_READS 1
 #endif
 
 }  // namespace
@@ -241,7 +236,7 @@ void AsyncReadBatch::WaitForSubmitted() {
   IOStatus polled;
   bool buffers_free = true;
   if (!handles.empty()) {
-#if defined(HYBRIDKV_WAITS_FOR_OWN_READS)
+#if defined(HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR)
     if (own_io_uring_) {
       polled = PollRetryingInterruptedWaits(handles);
       // Reads may still be in flight, and AbortIO would wait for them on
