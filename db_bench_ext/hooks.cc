@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "env/composite_env_wrapper.h"
+#include "plugin/hybridkv/db_bench_ext/pause_excluding_clock.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/metadata.h"
@@ -74,6 +76,14 @@ DEFINE_string(
     "and 1004-byte values; SD 60/20/20, MD 20/60/20, LD 20/20/60 "
     "small/medium/large), "
     "or custom:<pct>:<bytes>,<pct>:<bytes>,... Overrides --value_size.");
+
+DEFINE_bool(
+    clock_excludes_pauses, false,
+    "The DB's monotonic clock (SystemClock::NowNanos) leaves out the time "
+    "this process spends stopped (SIGSTOP, then SIGCONT), so that RocksDB's "
+    "delayed-write credit and HybridKV's read-ahead trial count only the time "
+    "it runs. For harnesses that pause it: scripts/ab --interleave sets it. "
+    "NowMicros stays the wall clock.");
 
 DECLARE_int64(seed);  // db_bench's
 DECLARE_string(db);   // db_bench's
@@ -306,6 +316,21 @@ std::shared_ptr<CompactionTally> Tally() {
   return *tally;
 }
 
+// --clock_excludes_pauses: one clock, and one Env around `base` that uses it,
+// for the process (every DB db_bench opens shares them). Null until the first
+// call.
+std::shared_ptr<PauseExcludingClock> pause_excluding_clock;
+
+ROCKSDB_NAMESPACE::Env* PauseExcludingEnv(ROCKSDB_NAMESPACE::Env* base) {
+  static ROCKSDB_NAMESPACE::CompositeEnvWrapper* env = [base] {
+    pause_excluding_clock =
+        std::make_shared<PauseExcludingClock>(base->GetSystemClock());
+    return new ROCKSDB_NAMESPACE::CompositeEnvWrapper(base,
+                                                      pause_excluding_clock);
+  }();
+  return env;
+}
+
 }  // namespace
 
 ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags() {
@@ -335,6 +360,9 @@ void ApplyOptions(Options* options) {
   Mix();  // parse early: a bad mix fails before any work
   DeviceRequestsAtStart();
   options->listeners.push_back(Tally());
+  if (FLAGS_clock_excludes_pauses) {
+    options->env = PauseExcludingEnv(options->env);
+  }
   if (!FLAGS_hybrid) {
     return;
   }
@@ -595,6 +623,12 @@ void Report(DB* db) {
     return;
   }
   std::printf("\n=== db_bench_ext report ===\n");
+  if (pause_excluding_clock != nullptr) {
+    std::printf(
+        "Clock: the DB's monotonic clock left out %.1f s of pauses "
+        "(--clock_excludes_pauses)\n",
+        pause_excluding_clock->PausedNanos() / 1e9);
+  }
   const Shape shape = ReportShape(db);
 
   // Space: what the DB keeps on disk for data, over the live user bytes.
