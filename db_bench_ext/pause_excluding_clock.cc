@@ -37,10 +37,10 @@ void PauseExcludingClock::Read(uint64_t* last_note, uint64_t* paused) const {
 uint64_t PauseExcludingClock::NowNanos() {
   uint64_t last_note, paused;
   Read(&last_note, &paused);
-  // Past last note + kMinPauseNanos the process may have been stopped and the
-  // watcher not yet have said so: hold time there until it has.
+  // Past last note + kReaderLeadNanos the process may have been stopped and
+  // the watcher not yet have said so: hold time there until it has.
   const uint64_t now =
-      std::min(target_->NowNanos(), last_note + kMinPauseNanos);
+      std::min(target_->NowNanos(), last_note + kReaderLeadNanos);
   return now - paused;
 }
 
@@ -51,9 +51,9 @@ void PauseExcludingClock::Watch() {
     const uint64_t last = last_note_nanos_.load(std::memory_order_relaxed);
     uint64_t paused = paused_nanos_.load(std::memory_order_relaxed);
     if (now - last > kMinPauseNanos) {
-      // Readers have seen up to last + kMinPauseNanos: only the rest of the
+      // Readers have seen up to last + kReaderLeadNanos: only the rest of the
       // gap is left out, so time goes on from exactly there.
-      paused += now - last - kMinPauseNanos;
+      paused += now - last - kReaderLeadNanos;
     }
     const uint64_t s = seq_.load(std::memory_order_relaxed);
     seq_.store(s + 1, std::memory_order_relaxed);

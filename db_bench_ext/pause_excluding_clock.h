@@ -15,12 +15,13 @@
 //
 // How: a watcher thread notes the time every millisecond. A gap of more than
 // kMinPauseNanos between two notes means no thread of the process ran: it was
-// stopped (or, rarely, starved), and the gap less kMinPauseNanos is left
-// out. Readers see at most the last note plus kMinPauseNanos, so the clock
-// never steps back. (A SIGCONT handler would name pauses, but it runs on some
-// thread some time after the process resumes, and a stop can fall between any
-// two steps of the watcher: tying the two together missed pauses on a loaded
-// machine in the tests, where the gap alone did not.)
+// stopped (or, rarely, starved), and the gap is left out but for
+// kReaderLeadNanos. Readers see at most the last note plus kReaderLeadNanos,
+// so the clock never steps back, and a pause adds at most that much to what
+// a reader times across it. (A SIGCONT handler would name pauses, but it runs
+// on some thread some time after the process resumes, and a stop can fall
+// between any two steps of the watcher: tying the two together missed pauses
+// on a loaded machine in the tests, where the gap alone did not.)
 //
 // May depend on: RocksDB's public headers.
 #pragma once
@@ -38,10 +39,12 @@ class PauseExcludingClock : public ROCKSDB_NAMESPACE::SystemClockWrapper {
  public:
   // Shortest gap in the watcher's notes (taken every 1 ms) counted as a pause.
   // A thread woken from a 1 ms sleep runs again within a few milliseconds on
-  // a busy 2-core VM; scripts/ab's turns are 1 s or more. Also how far a
-  // reader's time may run past the last note, and how much of each pause is
-  // still counted.
+  // a busy 2-core VM; scripts/ab's turns are 1 s or more.
   static constexpr uint64_t kMinPauseNanos = 20'000'000;
+  // How far a reader's time may run past the watcher's last note, and so how
+  // much of each pause is still counted. A watcher late by more holds
+  // readers' time until its next note, then time jumps forward.
+  static constexpr uint64_t kReaderLeadNanos = 2'000'000;
 
   explicit PauseExcludingClock(
       const std::shared_ptr<ROCKSDB_NAMESPACE::SystemClock>& target);

@@ -104,18 +104,19 @@ TEST(PauseExcludingClockTest, LeavesOutTheTimeTheProcessWasStopped) {
   EXPECT_FALSE(watch.Finish()) << "the clock went back";
   ASSERT_GE(stopped, 800'000'000u);
   const int64_t left_out = static_cast<int64_t>(real_elapsed - clock_elapsed);
-  // All of the stop but kMinPauseNanos, to within how late the watcher's last
+  // All of the stop but kReaderLeadNanos, to within how late the watcher's last
   // note before the stop was (1 ms, more on a busy machine) and the instants
   // between the child's clock reads and its signals.
   const int64_t expected =
-      static_cast<int64_t>(stopped - PauseExcludingClock::kMinPauseNanos);
+      static_cast<int64_t>(stopped - PauseExcludingClock::kReaderLeadNanos);
   EXPECT_NEAR(static_cast<double>(left_out), static_cast<double>(expected),
               10e6)
       << "stopped " << stopped << " ns, real " << real_elapsed << " ns, clock "
       << clock_elapsed << " ns";
-  // What the clock says it left out (read a moment apart from the two clocks).
+  // What the clock says it left out. A reader's time may stand still while
+  // the watcher is late (on a busy machine), so the two agree to within that.
   EXPECT_NEAR(static_cast<double>(clock.PausedNanos()),
-              static_cast<double>(left_out), 1e6);
+              static_cast<double>(left_out), 20e6);
 }
 
 TEST(PauseExcludingClockTest, ARunningProcessLosesNoTime) {
