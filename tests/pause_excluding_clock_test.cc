@@ -2,8 +2,8 @@
 //
 // db_bench_ext's PauseExcludingClock, which scripts/ab --interleave relies on
 // to make RocksDB's delayed-write credit and the read-ahead trial count only
-// the time an arm runs: it leaves out exactly the time the process was
-// stopped, nothing else, and never steps back.
+// the time an arm runs: it leaves out the time the process was stopped (all
+// but kReaderLeadNanos of each stop), nothing else, and never steps back.
 #include "plugin/hybridkv/db_bench_ext/pause_excluding_clock.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <thread>
 
 namespace hybridkv_ext {
