@@ -44,10 +44,12 @@ DEFINE_double(
 DEFINE_double(hybrid_medium_large_ratio, 0.02,
               "HybridKV, classify_by=ratio: key/(key+value) at or below this "
               "is large (T_ML).");
-DEFINE_int32(
-    hybrid_merge_level,
-    ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().merge_level,
-    "HybridKV merge level: >= 0 absolute, < 0 counted from the deepest level.");
+DEFINE_string(hybrid_merge_level,
+              ROCKSDB_NAMESPACE::hybridkv::MergeLevelToString(
+                  ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().merge_level)
+                  .c_str(),
+              "HybridKV merge level: auto (by the LSM's depth), >= 0 "
+              "absolute, < 0 counted from the deepest level.");
 DEFINE_bool(hybrid_scan_prefetch,
             ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().scan_prefetch,
             "HybridKV: user scans read the separated values they are about to "
@@ -349,7 +351,11 @@ ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags() {
       static_cast<uint32_t>(FLAGS_hybrid_medium_max_value_size);
   t.small_medium_ratio = FLAGS_hybrid_small_medium_ratio;
   t.medium_large_ratio = FLAGS_hybrid_medium_large_ratio;
-  t.merge_level = FLAGS_hybrid_merge_level;
+  ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::hybridkv::ParseMergeLevel(
+      FLAGS_hybrid_merge_level, &t.merge_level);
+  if (!s.ok()) {
+    Die("--hybrid_merge_level: " + s.ToString());
+  }
   t.scan_prefetch = FLAGS_hybrid_scan_prefetch;
   t.scan_prefetch_max = FLAGS_hybrid_scan_prefetch_max;
   t.prepopulate_medium_cache = FLAGS_hybrid_prepopulate_medium_cache;
@@ -398,10 +404,12 @@ void ApplyOptions(Options* options) {
     Die("--hybrid: " + s.ToString());
   }
   std::fprintf(stdout,
-               "HybridKV: enabled (medium %u..%u bytes by %s, merge level %d, "
+               "HybridKV: enabled (medium %u..%u bytes by %s, merge level %s, "
                "min_blob_size %" PRIu64 ")\n",
                t.medium_min_value_size, t.medium_max_value_size,
-               FLAGS_hybrid_classify_by.c_str(), t.merge_level,
+               FLAGS_hybrid_classify_by.c_str(),
+               ROCKSDB_NAMESPACE::hybridkv::MergeLevelToString(t.merge_level)
+                   .c_str(),
                options->min_blob_size);
 }
 

@@ -42,9 +42,17 @@ void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
 
 void HybridKVListener::OnCompactionBegin(DB* /*db*/,
                                          const CompactionJobInfo& info) {
-  if (info.compaction_reason == CompactionReason::kChangeTemperature &&
-      !info.input_files.empty()) {
-    DbStateFor(DirName(info.input_files.front()))->tracker().Reseed();
+  if (info.input_files.empty()) {
+    return;
+  }
+  DbState* state = DbStateFor(DirName(info.input_files.front()));
+  if (info.compaction_reason == CompactionReason::kChangeTemperature) {
+    state->tracker().Reseed();
+  }
+  // Under leveled compaction L0 compacts into the base level; this event comes
+  // before the compaction's builders resolve merge_level=auto.
+  if (info.base_input_level == 0 && info.output_level > 0) {
+    state->counters.NoteBaseLevel(info.cf_id, info.output_level);
   }
 }
 

@@ -4,7 +4,8 @@
 // (blob/lifecycle/db_state.h): SSTs created and deleted drive the medium-file
 // tracker; deleted blob files are closed in scan prefetching's blob readers;
 // finished flushes and compactions switch BlobDB's GC by garbage
-// (blob/blobdb/blob_gc_policy.h).
+// (blob/blobdb/blob_gc_policy.h); compactions out of L0 note the base level,
+// for merge_level=auto.
 #pragma once
 
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"

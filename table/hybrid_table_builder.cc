@@ -33,15 +33,20 @@ uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
 
 }  // namespace
 
-int DeepestLevel(const TableBuilderOptions& tbo, DbCounters* counters) {
+int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
+                 DbCounters* counters) {
   // With dynamic level sizing (RocksDB 9's default) the last level is always
   // num_levels - 1 once anything has left L0; otherwise the deepest level seen
-  // so far.
+  // so far. The base level only means something under leveled compaction.
   const ImmutableOptions& io = tbo.ioptions;
-  return (io.compaction_style == kCompactionStyleLevel &&
-          io.level_compaction_dynamic_level_bytes)
-             ? io.num_levels - 1
-             : counters->DeepestLevel(tbo.column_family_id);
+  const bool leveled = io.compaction_style == kCompactionStyleLevel;
+  const uint32_t cf = tbo.column_family_id;
+  return ResolveMergeLevel(
+      merge_level,
+      leveled && io.level_compaction_dynamic_level_bytes
+          ? io.num_levels - 1
+          : counters->DeepestLevel(cf),
+      leveled ? counters->BaseLevel(cf) : 0);
 }
 
 HybridTableBuilder::HybridTableBuilder(
@@ -134,14 +139,37 @@ HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(
     case TableFileCreationReason::kCompaction:
       scope_ = CompactionScope::Current();
       state_->counters.NoteLevel(tbo.column_family_id, tbo.level_at_creation);
-      return tbo.level_at_creation >=
-                     ResolveMergeLevel(options_.merge_level,
-                                       DeepestLevel(tbo, &state_->counters))
+      return tbo.level_at_creation >= ResolveMergeLevelNow(tbo)
                  ? Mode::kInline
                  : Mode::kKeepPointers;
     default:
       return Mode::kPassThrough;
   }
+}
+
+int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
+  const int level = MergeLevelOf(options_.merge_level, tbo, &state_->counters);
+  // The merge level may move (merge_level=auto, or a negative one without
+  // dynamic level sizing): trivial moves are vetoed from where it is now.
+  // Column families sharing one partitioner may set it in turn; a stale level
+  // costs a rewrite or leaves pointers at the merge level until their next
+  // compaction, never a wrong read.
+  const SstPartitionerFactory* factory =
+      tbo.ioptions.sst_partitioner_factory.get();
+  if (factory != nullptr) {
+    if (auto* ours = factory->CheckedCast<HybridKVPartitionerFactory>()) {
+      ours->SetFirstVetoedLevel(std::max(1, level));
+    }
+  }
+  if (state_->counters.NoteMergeLevel(tbo.column_family_id, level)) {
+    ROCKS_LOG_INFO(logger_,
+                   "[HybridKV] column family %s: medium values go back inline "
+                   "at L%d and below (merge_level=%s, base level L%d)",
+                   tbo.column_family_name.c_str(), level,
+                   MergeLevelToString(options_.merge_level).c_str(),
+                   state_->counters.BaseLevel(tbo.column_family_id));
+  }
+  return level;
 }
 
 void HybridTableBuilder::OpenMergeReader(const TableBuilderOptions& tbo) {

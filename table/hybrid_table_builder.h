@@ -92,6 +92,8 @@ class HybridTableBuilder : public TableBuilder {
   // a compaction, also joins its CompactionScope (scope_) and notes the output
   // level for negative merge levels.
   Mode ChooseMode(const TableBuilderOptions& tbo);
+  // MergeLevelOf, passed on to the partitioner and logged when it changes.
+  int ResolveMergeLevelNow(const TableBuilderOptions& tbo);
   // kInline: the reader of the medium records this build writes back inline.
   void OpenMergeReader(const TableBuilderOptions& tbo);
   // Adds `key` with its value type replaced by `type`.
@@ -159,9 +161,10 @@ class HybridTableBuilder : public TableBuilder {
   uint64_t kept_ = 0, inlined_ = 0, inlined_bytes_ = 0;
 };
 
-// The deepest level of the column family a build described by `tbo` writes
-// to, for ResolveMergeLevel.
-int DeepestLevel(const TableBuilderOptions& tbo, DbCounters* counters);
+// The absolute merge level that `merge_level` names for the column family a
+// build described by `tbo` writes to, by its shape as `counters` saw it.
+int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
+                 DbCounters* counters);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -2,6 +2,9 @@
 #include "plugin/hybridkv/table/hybrid_table_factory.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
 #include <unordered_map>
 
 #include "options/cf_options.h"
@@ -82,8 +85,18 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
       OptionType::kDouble, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
     {"merge_level",
-     {offsetof(struct HybridTableOptions, merge_level), OptionType::kInt,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+     OptionTypeInfo(offsetof(struct HybridTableOptions, merge_level),
+                    OptionType::kInt, OptionVerificationType::kNormal,
+                    OptionTypeFlags::kNone)
+         .SetParseFunc([](const ConfigOptions&, const std::string&,
+                          const std::string& value, void* addr) {
+           return ParseMergeLevel(value, static_cast<int*>(addr));
+         })
+         .SetSerializeFunc([](const ConfigOptions&, const std::string&,
+                              const void* addr, std::string* value) {
+           *value = MergeLevelToString(*static_cast<const int*>(addr));
+           return Status::OK();
+         })},
     // Deprecated: HybridKV no longer rewrites SSTs to bound medium space
     // (dead records are freed in place). Still parsed, so that OPTIONS files
     // that set it keep loading; ignored.
@@ -118,6 +131,35 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
                   OptionVerificationType::kNormal, OptionTypeFlags::kNone)
                   .SetParseFunc(ParseInner)},
 };
+
+}  // namespace
+
+Status ParseMergeLevel(const std::string& value, int* merge_level) {
+  if (value == "auto") {
+    *merge_level = kAutoMergeLevel;
+    return Status::OK();
+  }
+  errno = 0;
+  char* end = nullptr;
+  const long level = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 ||
+      level < std::numeric_limits<int>::min() + 1 ||
+      level > std::numeric_limits<int>::max()) {
+    return Status::InvalidArgument(
+        "HybridTable: merge_level=" + value +
+        " is not a level. Set auto, a level (0 is L0), or a negative number "
+        "counted from the deepest level (-1 is the deepest).");
+  }
+  *merge_level = static_cast<int>(level);
+  return Status::OK();
+}
+
+std::string MergeLevelToString(int merge_level) {
+  return merge_level == kAutoMergeLevel ? "auto"
+                                        : std::to_string(merge_level);
+}
+
+namespace {
 
 // The value classes and the merge level: one consistent placement.
 Status ValidatePlacement(const HybridTableOptions& o,
@@ -169,12 +211,14 @@ Status ValidatePlacement(const HybridTableOptions& o,
         "at least 1 (default 16).");
   }
   const int num_levels = cf_opts.num_levels;
-  if (o.merge_level >= num_levels || o.merge_level < -num_levels) {
+  if (o.merge_level != kAutoMergeLevel &&
+      (o.merge_level >= num_levels || o.merge_level < -num_levels)) {
     return Status::InvalidArgument(
         "HybridTable: merge_level=" + std::to_string(o.merge_level) +
         " is outside [" + std::to_string(-num_levels) + ", " +
         std::to_string(num_levels - 1) +
-        "] for num_levels=" + std::to_string(num_levels) + ".");
+        "] for num_levels=" + std::to_string(num_levels) +
+        ". Set a level in that range, or merge_level=auto.");
   }
   return Status::OK();
 }
@@ -344,9 +388,10 @@ Status HybridTableFactory::ValidateOptions(
     // without it, the same bound is conservative.
     static_cast<const HybridKVPartitionerFactory*>(
         cf_opts.sst_partitioner_factory.get())
-        ->SetFirstVetoedLevel(std::max(
-            1,
-            ResolveMergeLevel(options_.merge_level, cf_opts.num_levels - 1)));
+        ->SetFirstVetoedLevel(
+            std::max(1, ResolveMergeLevel(options_.merge_level,
+                                          cf_opts.num_levels - 1,
+                                          /*base_level=*/0)));
   }
   return s;
 }

@@ -12,11 +12,28 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 // The absolute level that the `merge_level` option names in a column family
-// whose deepest level is `deepest_level`: itself when >= 0, otherwise counted
-// from the deepest level (-1 is that level, -2 the one above). The one place
-// this is computed: the builder (at each compaction) and option validation
-// (for the partitioner) both call it.
-inline int ResolveMergeLevel(int merge_level, int deepest_level) {
+// whose deepest level is `deepest_level` and whose L0 compacts into
+// `base_level` (0 while unknown): itself when >= 0, otherwise counted from the
+// deepest level (-1 is that level, -2 the one above). The one place this is
+// computed: the builder (at each compaction) and option validation (for the
+// partitioner) both call it.
+//
+// kAutoMergeLevel is -2 once at least one level lies between the base level
+// and the penultimate one, else -1. Why: -2 saves fewer writes than -1, and
+// saves them only in compactions above the penultimate level. With the base
+// level right above it (6M MD records at RocksDB's default multiplier: base
+// L4), a medium value goes back inline at its second compaction: on a capped
+// volume -2's Load A wrote 0.85x blobdb-large's bytes (-1: 0.78x) and settled
+// at 1.06x its throughput (-1: 1.72x). A deeper LSM keeps most of the saving
+// either way (24M records, multiplier 4, base L1-L2: writes 0.55x in-place
+// against 0.45x), while -1 leaves half its entries as pointers above the last
+// level, which Gets read twice (Run A 0.75x in-place; -2 0.92x).
+// bench/results/issue33-cloud-final and issue33-s32-deep-interleaved.
+inline int ResolveMergeLevel(int merge_level, int deepest_level,
+                             int base_level) {
+  if (merge_level == kAutoMergeLevel) {
+    merge_level = base_level > 0 && base_level <= deepest_level - 3 ? -2 : -1;
+  }
   return merge_level >= 0 ? merge_level
                           : std::max(0, deepest_level + 1 + merge_level);
 }
@@ -27,8 +44,9 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level) {
 // inline. It never splits files.
 //
 // RocksDB does not consult partitioners for moves into the last level; see
-// docs/design.md, section 2. HybridTable's ValidateOptions sets the first vetoed level from the
-// column family's resolved merge level when the DB opens.
+// docs/design.md, section 2. HybridTable's ValidateOptions sets the first
+// vetoed level from the column family's resolved merge level when the DB
+// opens, and its builders set it again whenever a compaction resolves it.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:
   static const char* kClassName() { return kPartitionerId; }

@@ -29,6 +29,7 @@
 #include "rocksdb/metadata.h"
 #include "rocksdb/rate_limiter.h"
 #include "rocksdb/sst_file_writer.h"
+#include "rocksdb/sst_partitioner.h"
 #include "rocksdb/statistics.h"
 #include "test_util.h"
 
@@ -563,6 +564,81 @@ TEST(HybridPlacementTest, DeepestLevelIsKeptPerColumnFamily) {
   EXPECT_EQ(counters.DeepestLevel(0), 6);
   EXPECT_EQ(counters.DeepestLevel(64), 2);
   EXPECT_EQ(counters.DeepestLevel(128), 0);
+}
+
+// merge_level=auto against a real LSM as it deepens (num_levels 5: L4 is the
+// deepest level, L3 the penultimate). While L0 compacts into L2, -1 applies:
+// a compaction of L2 into L3 keeps pointers. Once L0 compacts into L1, -2
+// applies: the same compaction writes the values inline, and trivial moves
+// into L3 are vetoed. Every read stays exact through the change and a reopen.
+TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
+  test::ScratchDir dir("auto");
+  Options options = MakeOptions({"auto", ClassifyBy::kSize, kAutoMergeLevel});
+  auto db = Open(options, dir.path());
+  Model model;
+  auto base_level = [&]() {
+    uint64_t level = 0;
+    EXPECT_TRUE(db->GetIntProperty("rocksdb.base-level", &level));
+    return static_cast<int>(level);
+  };
+  auto moves_into_l3_vetoed = [&]() {
+    SstPartitioner::Context context;
+    context.output_level = 3;
+    return !options.sst_partitioner_factory->CreatePartitioner(context)
+                ->CanDoTrivialMove("a", "z");
+  };
+  // Compacts L2 into L3 and counts the outputs' entries and pointers.
+  auto compact_l2_into_l3 = [&](uint64_t* entries, uint64_t* pointers) {
+    ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(&meta);
+    std::vector<std::string> inputs;
+    for (const auto& f : meta.levels[2].files) inputs.push_back(f.name);
+    ASSERT_FALSE(inputs.empty());
+    std::vector<std::string> outputs;
+    ASSERT_OK(
+        db->CompactFiles(CompactionOptions(), inputs, 3, -1, &outputs));
+    *entries = *pointers = 0;
+    for (const auto& path : outputs) {
+      auto scan = test::ScanSstRaw(path);
+      ASSERT_OK(scan.status);
+      *entries += scan.entries;
+      *pointers += scan.pointer_entries;
+    }
+  };
+  // Keys in a scattered order, so that every flush overlaps every level.
+  constexpr uint64_t kKeys = 400000;
+  uint64_t next = 0;
+  auto load_batch = [&](uint64_t n) {
+    for (uint64_t end = next + n; next < end; ++next) {
+      const uint64_t i = (next * 7919) % kKeys;
+      std::string v = MixedValue(i, static_cast<int>(next / kKeys));
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), v));
+      model[Key(i)] = std::move(v);
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
+  };
+
+  while (base_level() > 2 && next < 4 * kKeys) load_batch(10000);
+  ASSERT_EQ(base_level(), 2);
+  EXPECT_FALSE(moves_into_l3_vetoed());
+  uint64_t entries = 0, pointers = 0;
+  compact_l2_into_l3(&entries, &pointers);
+  EXPECT_GT(entries, 0u);
+  EXPECT_GT(pointers, entries / 4) << "-1 keeps pointers above L4";
+
+  while (base_level() > 1 && next < 4 * kKeys) load_batch(10000);
+  ASSERT_EQ(base_level(), 1);
+  load_batch(10000);  // a compaction out of L0 resolves the merge level anew
+  EXPECT_TRUE(moves_into_l3_vetoed());
+  compact_l2_into_l3(&entries, &pointers);
+  EXPECT_GT(entries, 0u);
+  EXPECT_EQ(pointers, 0u) << "-2 writes the values back inline at L3";
+
+  CheckAll(db.get(), model);
+  db.reset();
+  db = Open(options, dir.path());
+  CheckAll(db.get(), model);
 }
 
 // Table iterators resolve a medium value only in PrepareValue() (RocksDB's

@@ -11,6 +11,7 @@
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -243,6 +244,53 @@ TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
   ASSERT_OK(cf.table_factory->GetOptionString(ConfigOptions(), &serialized));
   EXPECT_EQ(serialized.find("max_medium_garbage_ratio"), std::string::npos)
       << serialized;
+}
+
+// merge_level=auto is the default, and options strings and OPTIONS files
+// spell it "auto", not the sentinel integer that stands for it.
+TEST(OptionsTest, MergeLevelAutoRoundTrips) {
+  EXPECT_EQ(HybridTableOptions().merge_level, kAutoMergeLevel);
+  for (const char* spelled : {"auto", "-2", "3"}) {
+    SCOPED_TRACE(spelled);
+    ColumnFamilyOptions cf;
+    ASSERT_OK(ParseCf(std::string("table_factory={id=HybridTable;merge_level=") +
+                          spelled + "}",
+                      &cf));
+    const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
+    ASSERT_NE(o, nullptr);
+    std::string serialized;
+    ASSERT_OK(cf.table_factory->GetOptionString(ConfigOptions(), &serialized));
+    EXPECT_NE(serialized.find(std::string("merge_level=") + spelled + ";"),
+              std::string::npos)
+        << serialized;
+    int parsed = 0;
+    ASSERT_OK(ParseMergeLevel(spelled, &parsed));
+    EXPECT_EQ(o->merge_level, parsed);
+  }
+  int level = 0;
+  for (const char* bad : {"", "deep", "2x", "-", "99999999999"}) {
+    Status s = ParseMergeLevel(bad, &level);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad;
+    EXPECT_NE(s.ToString().find("auto"), std::string::npos) << s.ToString();
+  }
+}
+
+// The rule merge_level=auto follows, level by level (7 levels: the deepest
+// is L6, the penultimate L5).
+TEST(OptionsTest, AutoMergeLevelFollowsTheBaseLevel) {
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 6, /*base_level=*/0), 6);
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 6, 6), 6);
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 6, 5), 6);
+  // Base level right above the penultimate level: -1.
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 6, 4), 6);
+  // One level or more between them: -2.
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 6, 3), 5);
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 6, 1), 5);
+  EXPECT_EQ(ResolveMergeLevel(kAutoMergeLevel, 2, 1), 2);
+  // Explicit levels do not follow it.
+  EXPECT_EQ(ResolveMergeLevel(-1, 6, 1), 6);
+  EXPECT_EQ(ResolveMergeLevel(-2, 6, 5), 5);
+  EXPECT_EQ(ResolveMergeLevel(3, 6, 1), 3);
 }
 
 TEST(OptionsTest, BlobGcMinGarbageRatioIsATableOption) {

@@ -13,15 +13,37 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 void DbCounters::NoteLevel(uint32_t cf, int level) {
-  std::lock_guard<std::mutex> lock(deepest_mu_);
+  std::lock_guard<std::mutex> lock(levels_mu_);
   int& deepest = deepest_[cf];
   deepest = std::max(deepest, level);
 }
 
 int DbCounters::DeepestLevel(uint32_t cf) const {
-  std::lock_guard<std::mutex> lock(deepest_mu_);
+  std::lock_guard<std::mutex> lock(levels_mu_);
   auto it = deepest_.find(cf);
   return it == deepest_.end() ? 0 : it->second;
+}
+
+void DbCounters::NoteBaseLevel(uint32_t cf, int level) {
+  std::lock_guard<std::mutex> lock(levels_mu_);
+  base_[cf] = level;
+}
+
+int DbCounters::BaseLevel(uint32_t cf) const {
+  std::lock_guard<std::mutex> lock(levels_mu_);
+  auto it = base_.find(cf);
+  return it == base_.end() ? 0 : it->second;
+}
+
+bool DbCounters::NoteMergeLevel(uint32_t cf, int level) {
+  std::lock_guard<std::mutex> lock(levels_mu_);
+  auto [it, inserted] = merge_.emplace(cf, level);
+  if (inserted) {
+    return true;
+  }
+  const bool changed = it->second != level;
+  it->second = level;
+  return changed;
 }
 
 DbState::DbState(const std::string& dir)

@@ -68,15 +68,27 @@ struct DbCounters {
   HYBRIDKV_COUNTERS(HYBRIDKV_DECLARE_COUNTER)
 #undef HYBRIDKV_DECLARE_COUNTER
 
-  // Deepest level any SST of column family `cf` has been seen at, for negative
-  // merge levels without level_compaction_dynamic_level_bytes. Noted as
-  // tables open and asked as builders start: a lock costs nothing there.
+  // The LSM's shape, by column family id, as negative merge levels need it.
+  // Noted by builders and the listener, asked as builders start: a lock
+  // costs nothing there.
+  //
+  // Deepest level any SST of `cf` has been seen at, for negative merge levels
+  // without level_compaction_dynamic_level_bytes.
   void NoteLevel(uint32_t cf, int level);
   int DeepestLevel(uint32_t cf) const;
+  // The level L0 last compacted into (the base level), for merge_level=auto;
+  // 0 until one such compaction began in this process.
+  void NoteBaseLevel(uint32_t cf, int level);
+  int BaseLevel(uint32_t cf) const;
+  // Notes the merge level a builder resolved; true when it differs from the
+  // one noted before (or none was), so that a change is logged once.
+  bool NoteMergeLevel(uint32_t cf, int level);
 
  private:
-  mutable std::mutex deepest_mu_;
-  std::map<uint32_t, int> deepest_;  // by column family id
+  mutable std::mutex levels_mu_;
+  std::map<uint32_t, int> deepest_;
+  std::map<uint32_t, int> base_;
+  std::map<uint32_t, int> merge_;
 };
 
 class BlobCacheWarmer;

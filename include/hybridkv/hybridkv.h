@@ -9,6 +9,7 @@
 //   table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=8192}}
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ const char* const kListenerId = "HybridKVListener";
 const char* const kPartitionerId = "HybridKVPartitioner";
 const char* const kCompactionFilterId = "HybridKVCompactionFilter";
 const char* const kMergeOperatorId = "HybridKVMergeOperator";
+
+// HybridTableOptions::merge_level chosen by the LSM's shape, as it grows.
+constexpr int kAutoMergeLevel = std::numeric_limits<int>::min();
 
 // How values are sorted into the small, medium and large classes.
 enum class ClassifyBy : char {
@@ -56,11 +60,13 @@ struct HybridTableOptions {
   // medium_large_ratio is large, medium in between.
   double small_medium_ratio = 0.2;
   double medium_large_ratio = 0.02;
-  // >= 0: an absolute level. < 0: counted from the deepest non-empty level of
-  // the column family (-1 is that level, -2 the one above it). Compactions
-  // whose output level is at or below the merge level write medium values back
-  // inline.
-  int merge_level = -1;
+  // Compactions whose output level is at or below the merge level write
+  // medium values back inline. >= 0: an absolute level. < 0: counted from the
+  // deepest non-empty level of the column family (-1 is that level, -2 the one
+  // above it). kAutoMergeLevel (`merge_level=auto` in options strings): -2 once
+  // at least one level lies between the base level (where L0 compacts to) and
+  // the penultimate level, else -1; see ResolveMergeLevel and README.md.
+  int merge_level = kAutoMergeLevel;
   // The DB must list HybridKVListener, which deletes medium files once no SST
   // references them. false lets a DB open without it, for tools that replace
   // the listeners (db_stress): medium files are then never deleted while that
@@ -302,6 +308,11 @@ std::shared_ptr<TableFactory> NewHybridTableFactory(
     std::shared_ptr<TableFactory> inner = nullptr);
 std::shared_ptr<TableFactory> NewHybridTableFactory(
     const HybridTableOptions& options);
+
+// HybridTableOptions::merge_level as options strings spell it: "auto" or an
+// integer level.
+Status ParseMergeLevel(const std::string& value, int* merge_level);
+std::string MergeLevelToString(int merge_level);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
