@@ -31,8 +31,8 @@ uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
       path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr, 10);
 }
 
-}  // namespace
-
+// The absolute merge level that `merge_level` names for the column family a
+// build described by `tbo` writes to, by its shape as `counters` saw it.
 int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
                  DbCounters* counters) {
   // With dynamic level sizing (RocksDB 9's default) the last level is always
@@ -48,6 +48,8 @@ int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
           : counters->DeepestLevel(cf),
       leveled ? counters->BaseLevel(cf) : 0);
 }
+
+}  // namespace
 
 HybridTableBuilder::HybridTableBuilder(
     const HybridTableOptions& options, const TableFactory& inner_factory,

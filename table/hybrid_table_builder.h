@@ -92,7 +92,8 @@ class HybridTableBuilder : public TableBuilder {
   // a compaction, also joins its CompactionScope (scope_) and notes the output
   // level for negative merge levels.
   Mode ChooseMode(const TableBuilderOptions& tbo);
-  // MergeLevelOf, passed on to the partitioner and logged when it changes.
+  // The merge level this build resolves, passed on to the partitioner and
+  // logged when it changes.
   int ResolveMergeLevelNow(const TableBuilderOptions& tbo);
   // kInline: the reader of the medium records this build writes back inline.
   void OpenMergeReader(const TableBuilderOptions& tbo);
@@ -160,11 +161,6 @@ class HybridTableBuilder : public TableBuilder {
   uint64_t small_values_ = 0, small_bytes_ = 0, large_values_ = 0;
   uint64_t kept_ = 0, inlined_ = 0, inlined_bytes_ = 0;
 };
-
-// The absolute merge level that `merge_level` names for the column family a
-// build described by `tbo` writes to, by its shape as `counters` saw it.
-int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
-                 DbCounters* counters);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
