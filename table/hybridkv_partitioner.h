@@ -21,7 +21,7 @@ namespace hybridkv {
 // kAutoMergeLevel is -2 once at least one level lies between the base level
 // and the penultimate one, else -1. Why: -2 saves fewer writes than -1, and
 // saves them only in compactions above the penultimate level. With the base
-// level right above it (6M MD records at RocksDB's default multiplier: base
+// level right above it (6M MD records, multiplier 10, level base 8 MiB: base
 // L4), a medium value goes back inline at its second compaction: on a capped
 // volume -2's Load A wrote 0.85x blobdb-large's bytes (-1: 0.78x) and settled
 // at 1.06x its throughput (-1: 1.72x). A deeper LSM keeps most of the saving

@@ -19,9 +19,7 @@ void DbCounters::NoteLevel(uint32_t cf, int level) {
 }
 
 int DbCounters::DeepestLevel(uint32_t cf) const {
-  std::lock_guard<std::mutex> lock(levels_mu_);
-  auto it = deepest_.find(cf);
-  return it == deepest_.end() ? 0 : it->second;
+  return LevelOf(deepest_, cf);
 }
 
 void DbCounters::NoteBaseLevel(uint32_t cf, int level) {
@@ -29,10 +27,13 @@ void DbCounters::NoteBaseLevel(uint32_t cf, int level) {
   base_[cf] = level;
 }
 
-int DbCounters::BaseLevel(uint32_t cf) const {
+int DbCounters::BaseLevel(uint32_t cf) const { return LevelOf(base_, cf); }
+
+int DbCounters::LevelOf(const std::map<uint32_t, int>& levels,
+                        uint32_t cf) const {
   std::lock_guard<std::mutex> lock(levels_mu_);
-  auto it = base_.find(cf);
-  return it == base_.end() ? 0 : it->second;
+  auto it = levels.find(cf);
+  return it == levels.end() ? 0 : it->second;
 }
 
 bool DbCounters::NoteMergeLevel(uint32_t cf, int level) {

@@ -85,6 +85,9 @@ struct DbCounters {
   bool NoteMergeLevel(uint32_t cf, int level);
 
  private:
+  // `levels`' entry for `cf`, 0 when none.
+  int LevelOf(const std::map<uint32_t, int>& levels, uint32_t cf) const;
+
   mutable std::mutex levels_mu_;
   std::map<uint32_t, int> deepest_;
   std::map<uint32_t, int> base_;
