@@ -32,21 +32,20 @@ uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
 }
 
 // The absolute merge level that `merge_level` names for the column family a
-// build described by `tbo` writes to, by its shape as `counters` saw it.
+// build described by `tbo` writes to, whose base level is `base_level` (0:
+// unknown) and whose deepest level `counters` saw.
 int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
-                 DbCounters* counters) {
+                 int base_level, DbCounters* counters) {
   // With dynamic level sizing (RocksDB 9's default) the last level is always
   // num_levels - 1 once anything has left L0; otherwise the deepest level seen
   // so far. The base level only means something under leveled compaction.
   const ImmutableOptions& io = tbo.ioptions;
   const bool leveled = io.compaction_style == kCompactionStyleLevel;
-  const uint32_t cf = tbo.column_family_id;
-  return ResolveMergeLevel(
-      merge_level,
-      leveled && io.level_compaction_dynamic_level_bytes
-          ? io.num_levels - 1
-          : counters->DeepestLevel(cf),
-      leveled ? counters->BaseLevel(cf) : 0);
+  return ResolveMergeLevel(merge_level,
+                           leveled && io.level_compaction_dynamic_level_bytes
+                               ? io.num_levels - 1
+                               : counters->DeepestLevel(tbo.column_family_id),
+                           leveled ? base_level : 0);
 }
 
 }  // namespace
@@ -150,26 +149,26 @@ HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(
 }
 
 int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
-  const int level = MergeLevelOf(options_.merge_level, tbo, &state_->counters);
+  const uint32_t cf = tbo.column_family_id;
+  const int base_level = state_->counters.BaseLevel(cf);
+  const int level = MergeLevelOf(options_.merge_level, tbo, base_level,
+                                 &state_->counters);
   // The merge level may move (merge_level=auto, or a negative one without
   // dynamic level sizing): trivial moves are vetoed from where it is now.
-  // Column families sharing one partitioner may set it in turn; a stale level
-  // costs a rewrite or leaves pointers at the merge level until their next
-  // compaction, never a wrong read.
   const SstPartitionerFactory* factory =
       tbo.ioptions.sst_partitioner_factory.get();
   if (factory != nullptr) {
     if (auto* ours = factory->CheckedCast<HybridKVPartitionerFactory>()) {
-      ours->SetFirstVetoedLevel(std::max(1, level));
+      ours->SetMergeLevel(state_, cf, level);
     }
   }
-  if (state_->counters.NoteMergeLevel(tbo.column_family_id, level)) {
+  if (state_->counters.NoteMergeLevel(cf, level)) {
     ROCKS_LOG_INFO(logger_,
                    "[HybridKV] column family %s: medium values go back inline "
                    "at L%d and below (merge_level=%s, base level L%d)",
                    tbo.column_family_name.c_str(), level,
                    MergeLevelToString(options_.merge_level).c_str(),
-                   state_->counters.BaseLevel(tbo.column_family_id));
+                   base_level);
   }
   return level;
 }

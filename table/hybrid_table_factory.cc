@@ -388,10 +388,9 @@ Status HybridTableFactory::ValidateOptions(
     // without it, the same bound is conservative.
     static_cast<const HybridKVPartitionerFactory*>(
         cf_opts.sst_partitioner_factory.get())
-        ->SetFirstVetoedLevel(
-            std::max(1, ResolveMergeLevel(options_.merge_level,
-                                          cf_opts.num_levels - 1,
-                                          /*base_level=*/0)));
+        ->SetMergeLevelAtOpen(ResolveMergeLevel(options_.merge_level,
+                                                cf_opts.num_levels - 1,
+                                                /*base_level=*/0));
   }
   return s;
 }

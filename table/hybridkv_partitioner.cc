@@ -33,6 +33,30 @@ std::unique_ptr<SstPartitioner> HybridKVPartitionerFactory::CreatePartitioner(
                                                  first_vetoed_level_.load());
 }
 
+void HybridKVPartitionerFactory::SetMergeLevel(const void* db, uint32_t cf,
+                                               int merge_level) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  merge_levels_[{db, cf}] = merge_level;
+  UpdateFirstVetoedLevel();
+}
+
+void HybridKVPartitionerFactory::SetMergeLevelAtOpen(int merge_level) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  merge_level_at_open_ = merge_level;
+  UpdateFirstVetoedLevel();
+}
+
+void HybridKVPartitionerFactory::UpdateFirstVetoedLevel() const {
+  int lowest = merge_level_at_open_;
+  if (!merge_levels_.empty()) {
+    lowest = merge_levels_.begin()->second;
+    for (const auto& [cf, level] : merge_levels_) {
+      lowest = std::min(lowest, level);
+    }
+  }
+  first_vetoed_level_.store(std::max(1, lowest));
+}
+
 Status HybridKVPartitionerFactory::ValidateOptions(
     const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
   const TableFactory* table = cf_opts.table_factory.get();

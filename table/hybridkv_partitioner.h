@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <utility>
 
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "rocksdb/sst_partitioner.h"
@@ -44,9 +47,14 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level,
 // inline. It never splits files.
 //
 // RocksDB does not consult partitioners for moves into the last level; see
-// docs/design.md, section 2. HybridTable's ValidateOptions sets the first
-// vetoed level from the column family's resolved merge level when the DB
-// opens, and its builders set it again whenever a compaction resolves it.
+// docs/design.md, section 2.
+//
+// One factory often serves several column families (one ConfigureOptions
+// result copied into each), and the partitioner it creates cannot tell them
+// apart. Each column family's builders report its merge level as compactions
+// resolve it; moves are vetoed from the lowest of them. A veto too many costs
+// a rewrite; one too few would leave pointers at a merge level until their
+// next compaction.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:
   static const char* kClassName() { return kPartitionerId; }
@@ -62,15 +70,21 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   Status ValidateOptions(const DBOptions& db_opts,
                          const ColumnFamilyOptions& cf_opts) const override;
 
-  // Trivial moves whose output level is >= `level` are vetoed. Safe to call on
-  // a factory already in use: moves that start later see the new level.
-  void SetFirstVetoedLevel(int level) const {
-    first_vetoed_level_.store(level);
-  }
+  // Column family `cf` of the DB whose state is `db` merges at `merge_level`
+  // now. Safe to call on a factory in use: moves that start later see it.
+  void SetMergeLevel(const void* db, uint32_t cf, int merge_level) const;
+  // The merge level HybridTable resolves when a DB opens, used until a
+  // column family reports one.
+  void SetMergeLevelAtOpen(int merge_level) const;
 
  private:
-  // Until configured, veto every move: always correct, at worst a rewrite too
-  // many.
+  void UpdateFirstVetoedLevel() const;  // holds mu_
+
+  mutable std::mutex mu_;
+  mutable int merge_level_at_open_ = 1;
+  mutable std::map<std::pair<const void*, uint32_t>, int> merge_levels_;
+  // Trivial moves whose output level is >= this are vetoed. Until configured,
+  // every move: always correct, at worst a rewrite too many.
   mutable std::atomic<int> first_vetoed_level_{1};
 };
 

@@ -23,6 +23,7 @@
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"
@@ -619,7 +620,9 @@ TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
     ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
   };
 
-  while (base_level() > 2 && next < 4 * kKeys) load_batch(10000);
+  while (base_level() > 2 && next < 4 * kKeys && !HasFatalFailure()) {
+    load_batch(10000);
+  }
   ASSERT_EQ(base_level(), 2);
   EXPECT_FALSE(moves_into_l3_vetoed());
   uint64_t entries = 0, pointers = 0;
@@ -627,7 +630,9 @@ TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
   EXPECT_GT(entries, 0u);
   EXPECT_GT(pointers, entries / 4) << "-1 keeps pointers above L4";
 
-  while (base_level() > 1 && next < 4 * kKeys) load_batch(10000);
+  while (base_level() > 1 && next < 4 * kKeys && !HasFatalFailure()) {
+    load_batch(10000);
+  }
   ASSERT_EQ(base_level(), 1);
   load_batch(10000);  // a compaction out of L0 resolves the merge level anew
   EXPECT_TRUE(moves_into_l3_vetoed());
@@ -639,6 +644,50 @@ TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
   db.reset();
   db = Open(options, dir.path());
   CheckAll(db.get(), model);
+}
+
+// After a restart, until L0 next compacts, merge_level=auto takes the base
+// level to be the shallowest level below L0 that an opened SST sits at: never
+// above the true base level, so it can only err toward -1.
+TEST(HybridPlacementTest, BaseLevelBeforeL0CompactsIsTheShallowestSeen) {
+  DbCounters counters;
+  EXPECT_EQ(counters.BaseLevel(0), 0);
+  counters.NoteLevel(0, 0);  // L0 says nothing of the base level
+  EXPECT_EQ(counters.BaseLevel(0), 0);
+  counters.NoteLevel(0, 6);
+  counters.NoteLevel(0, 3);
+  counters.NoteLevel(0, 5);
+  EXPECT_EQ(counters.BaseLevel(0), 3);
+  EXPECT_EQ(counters.BaseLevel(64), 0);
+  counters.NoteBaseLevel(0, 4);  // L0 compacted into L4: that is the base
+  EXPECT_EQ(counters.BaseLevel(0), 4);
+}
+
+// Column families sharing one partitioner factory each report their merge
+// level; moves are vetoed from the lowest. Before any reports, the level
+// resolved at open applies.
+TEST(HybridPlacementTest, SharedPartitionerVetoesFromTheLowestMergeLevel) {
+  HybridKVPartitionerFactory factory;
+  auto vetoed = [&](int output_level) {
+    SstPartitioner::Context context;
+    context.output_level = output_level;
+    return !factory.CreatePartitioner(context)->CanDoTrivialMove("a", "z");
+  };
+  EXPECT_TRUE(vetoed(1));  // unconfigured: every move
+  factory.SetMergeLevelAtOpen(6);
+  EXPECT_FALSE(vetoed(5));
+  EXPECT_TRUE(vetoed(6));
+  int db_a = 0, db_b = 0;  // any stable identities
+  factory.SetMergeLevel(&db_a, 0, 6);
+  factory.SetMergeLevel(&db_a, 1, 5);  // a deeper column family: -2
+  EXPECT_TRUE(vetoed(5));
+  EXPECT_FALSE(vetoed(4));
+  factory.SetMergeLevel(&db_b, 1, 6);  // same id, another DB
+  EXPECT_TRUE(vetoed(5));
+  factory.SetMergeLevelAtOpen(6);  // another open changes nothing reported
+  EXPECT_TRUE(vetoed(5));
+  factory.SetMergeLevel(&db_a, 1, 6);
+  EXPECT_FALSE(vetoed(5));
 }
 
 // Table iterators resolve a medium value only in PrepareValue() (RocksDB's

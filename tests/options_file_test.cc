@@ -81,6 +81,27 @@ TEST(OptionsFileTest, MalformedFilesFailWithAClearMessage) {
   }
 }
 
+// An OPTIONS file from before merge_level=auto (an integer level) and one
+// from after it ("auto") both load, each with its own merge level.
+TEST(OptionsFileTest, MergeLevelLoadsAsAnIntegerOrAuto) {
+  test::ScratchDir dir("mergelevel");
+  for (const auto& [spelled, expected] :
+       {std::pair<const char*, int>{"-1", -1}, {"auto", kAutoMergeLevel}}) {
+    SCOPED_TRACE(spelled);
+    const std::string path = OptionsFile(
+        dir.path(), "", std::string("  merge_level=") + spelled + "\n");
+    ConfigOptions config;
+    DBOptions db_opts;
+    std::vector<ColumnFamilyDescriptor> cfs;
+    ASSERT_OK(LoadOptionsFromFile(config, path, &db_opts, &cfs));
+    ASSERT_EQ(cfs.size(), 1u);
+    const auto* table =
+        cfs[0].options.table_factory->GetOptions<HybridTableOptions>();
+    ASSERT_NE(table, nullptr);
+    EXPECT_EQ(table->merge_level, expected);
+  }
+}
+
 // Files that parse, but describe a configuration DB::Open must refuse, by
 // name.
 TEST(OptionsFileTest, ContradictionsFailDbOpenNamingTheOption) {

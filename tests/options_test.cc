@@ -246,8 +246,8 @@ TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
       << serialized;
 }
 
-// merge_level=auto is the default, and options strings and OPTIONS files
-// spell it "auto", not the sentinel integer that stands for it.
+// merge_level=auto is the default, and options strings spell it "auto", not
+// the sentinel integer that stands for it.
 TEST(OptionsTest, MergeLevelAutoRoundTrips) {
   EXPECT_EQ(HybridTableOptions().merge_level, kAutoMergeLevel);
   for (const char* spelled : {"auto", "-2", "3"}) {

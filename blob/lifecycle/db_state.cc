@@ -16,6 +16,10 @@ void DbCounters::NoteLevel(uint32_t cf, int level) {
   std::lock_guard<std::mutex> lock(levels_mu_);
   int& deepest = deepest_[cf];
   deepest = std::max(deepest, level);
+  if (level > 0) {
+    auto it = shallowest_.emplace(cf, level).first;
+    it->second = std::min(it->second, level);
+  }
 }
 
 int DbCounters::DeepestLevel(uint32_t cf) const {
@@ -27,7 +31,10 @@ void DbCounters::NoteBaseLevel(uint32_t cf, int level) {
   base_[cf] = level;
 }
 
-int DbCounters::BaseLevel(uint32_t cf) const { return LevelOf(base_, cf); }
+int DbCounters::BaseLevel(uint32_t cf) const {
+  const int base = LevelOf(base_, cf);
+  return base > 0 ? base : LevelOf(shallowest_, cf);
+}
 
 int DbCounters::LevelOf(const std::map<uint32_t, int>& levels,
                         uint32_t cf) const {

@@ -72,12 +72,16 @@ struct DbCounters {
   // Noted by builders and the listener, asked as builders start: a lock
   // costs nothing there.
   //
-  // Deepest level any SST of `cf` has been seen at, for negative merge levels
-  // without level_compaction_dynamic_level_bytes.
+  // An SST of `cf` was seen at `level`, opened or written.
   void NoteLevel(uint32_t cf, int level);
+  // The deepest such level, for negative merge levels without
+  // level_compaction_dynamic_level_bytes.
   int DeepestLevel(uint32_t cf) const;
-  // The level L0 last compacted into (the base level), for merge_level=auto;
-  // 0 until one such compaction began in this process.
+  // The level L0 last compacted into (the base level), for merge_level=auto.
+  // Before one such compaction began in this process (after a restart): the
+  // shallowest level below L0 an SST was seen at, which is never above the
+  // base level (RocksDB's base level is at or above the first non-empty
+  // level), so `auto` errs toward -1 only. 0 when neither is known.
   void NoteBaseLevel(uint32_t cf, int level);
   int BaseLevel(uint32_t cf) const;
   // Notes the merge level a builder resolved; true when it differs from the
@@ -90,6 +94,7 @@ struct DbCounters {
 
   mutable std::mutex levels_mu_;
   std::map<uint32_t, int> deepest_;
+  std::map<uint32_t, int> shallowest_;  // below L0
   std::map<uint32_t, int> base_;
   std::map<uint32_t, int> merge_;
 };
