@@ -155,14 +155,15 @@ int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
                                  &state_->counters);
   // The merge level may move (merge_level=auto, or a negative one without
   // dynamic level sizing): trivial moves are vetoed from where it is now.
+  // DB::Open refuses HybridTable without its partitioner (ValidateCompanions).
   const SstPartitionerFactory* factory =
       tbo.ioptions.sst_partitioner_factory.get();
-  if (factory != nullptr) {
-    if (auto* ours = factory->CheckedCast<HybridKVPartitionerFactory>()) {
-      ours->SetMergeLevel(state_, cf, level);
-    }
-  }
-  if (state_->counters.NoteMergeLevel(cf, level)) {
+  const auto* partitioner =
+      factory == nullptr
+          ? nullptr
+          : factory->CheckedCast<HybridKVPartitionerFactory>();
+  if (partitioner != nullptr &&
+      partitioner->SetMergeLevel(state_, cf, level)) {
     ROCKS_LOG_INFO(logger_,
                    "[HybridKV] column family %s: medium values go back inline "
                    "at L%d and below (merge_level=%s, base level L%d)",

@@ -93,7 +93,7 @@ class HybridTableBuilder : public TableBuilder {
   // level for negative merge levels.
   Mode ChooseMode(const TableBuilderOptions& tbo);
   // The merge level this build resolves, passed on to the partitioner and
-  // logged when it changes.
+  // logged when that changes it.
   int ResolveMergeLevelNow(const TableBuilderOptions& tbo);
   // kInline: the reader of the medium records this build writes back inline.
   void OpenMergeReader(const TableBuilderOptions& tbo);

@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 
+#include <limits>
+
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
@@ -33,11 +35,16 @@ std::unique_ptr<SstPartitioner> HybridKVPartitionerFactory::CreatePartitioner(
                                                  first_vetoed_level_.load());
 }
 
-void HybridKVPartitionerFactory::SetMergeLevel(const void* db, uint32_t cf,
+bool HybridKVPartitionerFactory::SetMergeLevel(const void* db, uint32_t cf,
                                                int merge_level) const {
   std::lock_guard<std::mutex> lock(mu_);
-  merge_levels_[{db, cf}] = merge_level;
+  auto [it, inserted] = merge_levels_.emplace(std::make_pair(db, cf), 0);
+  if (!inserted && it->second == merge_level) {
+    return false;
+  }
+  it->second = merge_level;
   UpdateFirstVetoedLevel();
+  return true;
 }
 
 void HybridKVPartitionerFactory::SetMergeLevelAtOpen(int merge_level) const {
@@ -47,12 +54,10 @@ void HybridKVPartitionerFactory::SetMergeLevelAtOpen(int merge_level) const {
 }
 
 void HybridKVPartitionerFactory::UpdateFirstVetoedLevel() const {
-  int lowest = merge_level_at_open_;
-  if (!merge_levels_.empty()) {
-    lowest = merge_levels_.begin()->second;
-    for (const auto& [cf, level] : merge_levels_) {
-      lowest = std::min(lowest, level);
-    }
+  int lowest = merge_levels_.empty() ? merge_level_at_open_
+                                     : std::numeric_limits<int>::max();
+  for (const auto& [column_family, level] : merge_levels_) {
+    lowest = std::min(lowest, level);
   }
   first_vetoed_level_.store(std::max(1, lowest));
 }

@@ -71,8 +71,9 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
                          const ColumnFamilyOptions& cf_opts) const override;
 
   // Column family `cf` of the DB whose state is `db` merges at `merge_level`
-  // now. Safe to call on a factory in use: moves that start later see it.
-  void SetMergeLevel(const void* db, uint32_t cf, int merge_level) const;
+  // now; true when that is new for it. Safe to call on a factory in use:
+  // moves that start later see it.
+  bool SetMergeLevel(const void* db, uint32_t cf, int merge_level) const;
   // The merge level HybridTable resolves when a DB opens, used until a
   // column family reports one.
   void SetMergeLevelAtOpen(int merge_level) const;

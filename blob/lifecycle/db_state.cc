@@ -23,6 +23,7 @@ void DbCounters::NoteLevel(uint32_t cf, int level) {
 }
 
 int DbCounters::DeepestLevel(uint32_t cf) const {
+  std::lock_guard<std::mutex> lock(levels_mu_);
   return LevelOf(deepest_, cf);
 }
 
@@ -32,26 +33,14 @@ void DbCounters::NoteBaseLevel(uint32_t cf, int level) {
 }
 
 int DbCounters::BaseLevel(uint32_t cf) const {
+  std::lock_guard<std::mutex> lock(levels_mu_);
   const int base = LevelOf(base_, cf);
   return base > 0 ? base : LevelOf(shallowest_, cf);
 }
 
-int DbCounters::LevelOf(const std::map<uint32_t, int>& levels,
-                        uint32_t cf) const {
-  std::lock_guard<std::mutex> lock(levels_mu_);
+int DbCounters::LevelOf(const std::map<uint32_t, int>& levels, uint32_t cf) {
   auto it = levels.find(cf);
   return it == levels.end() ? 0 : it->second;
-}
-
-bool DbCounters::NoteMergeLevel(uint32_t cf, int level) {
-  std::lock_guard<std::mutex> lock(levels_mu_);
-  auto [it, inserted] = merge_.emplace(cf, level);
-  if (inserted) {
-    return true;
-  }
-  const bool changed = it->second != level;
-  it->second = level;
-  return changed;
 }
 
 DbState::DbState(const std::string& dir)

@@ -68,9 +68,9 @@ struct DbCounters {
   HYBRIDKV_COUNTERS(HYBRIDKV_DECLARE_COUNTER)
 #undef HYBRIDKV_DECLARE_COUNTER
 
-  // The LSM's shape, by column family id, as negative merge levels need it.
-  // Noted by builders and the listener, asked as builders start: a lock
-  // costs nothing there.
+  // The LSM's shape, by column family id, as negative and automatic merge
+  // levels need it. Noted by builders and the listener, asked as builders
+  // start: a lock costs nothing there.
   //
   // An SST of `cf` was seen at `level`, opened or written.
   void NoteLevel(uint32_t cf, int level);
@@ -84,19 +84,15 @@ struct DbCounters {
   // level), so `auto` errs toward -1 only. 0 when neither is known.
   void NoteBaseLevel(uint32_t cf, int level);
   int BaseLevel(uint32_t cf) const;
-  // Notes the merge level a builder resolved; true when it differs from the
-  // one noted before (or none was), so that a change is logged once.
-  bool NoteMergeLevel(uint32_t cf, int level);
 
  private:
-  // `levels`' entry for `cf`, 0 when none.
-  int LevelOf(const std::map<uint32_t, int>& levels, uint32_t cf) const;
+  // `levels`' entry for `cf`, 0 when none. Call with levels_mu_ held.
+  static int LevelOf(const std::map<uint32_t, int>& levels, uint32_t cf);
 
   mutable std::mutex levels_mu_;
   std::map<uint32_t, int> deepest_;
   std::map<uint32_t, int> shallowest_;  // below L0
   std::map<uint32_t, int> base_;
-  std::map<uint32_t, int> merge_;
 };
 
 class BlobCacheWarmer;
