@@ -54,7 +54,11 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   const uint64_t seed = std::strtoull(argv[2], nullptr, 10);
   const uint64_t start = std::strtoull(argv[3], nullptr, 10);
-  const int merge_level = std::atoi(argv[5]);
+  int merge_level = 0;
+  if (!hybridkv::ParseMergeLevel(argv[5], &merge_level).ok()) {
+    fprintf(stderr, "bad merge level %s\n", argv[5]);
+    return 2;
+  }
   const int progress = open(argv[4], O_WRONLY | O_CREAT, 0644);
   if (progress < 0) {
     perror("open progress file");

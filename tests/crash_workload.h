@@ -105,7 +105,9 @@ inline Options MakeOptions(int merge_level) {
   options.num_levels = 5;
   options.write_buffer_size = 64 << 10;
   options.target_file_size_base = 64 << 10;
-  options.max_bytes_for_level_base = 256 << 10;
+  // Low enough that the LSM reaches base level L1 within the default run,
+  // where merge_level=auto turns to -2.
+  options.max_bytes_for_level_base = 64 << 10;
   options.max_bytes_for_level_multiplier = 2;
   options.level0_file_num_compaction_trigger = 2;
   options.blob_file_size = 256 << 10;

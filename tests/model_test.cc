@@ -65,6 +65,10 @@ struct ModelConfig {
   // A 10-byte prefix extractor (10 main keys per prefix), and scans with
   // prefix_same_as_start.
   bool prefix = false;
+  // max_bytes_for_level_base. merge_level=auto turns from -1 to -2 once the
+  // last level holds about four times this: the auto configuration lowers it
+  // so that its switch happens within the run.
+  uint64_t level_base = 64 << 10;
 };
 
 std::ostream& operator<<(std::ostream& os, const ModelConfig& c) {
@@ -107,6 +111,7 @@ class ModelRun {
       if (failure_.empty() && op_ % 500 == 499) CheckScan(nullptr, model_);
     }
     if (failure_.empty()) FinalCheck();
+    if (failure_.empty()) CheckAutoMergeLevelMoved();
     return failure_.empty() ? "" : Report(failure_);
   }
 
@@ -132,7 +137,7 @@ class ModelRun {
     options.num_levels = 5;
     options.write_buffer_size = 48 << 10;
     options.target_file_size_base = 32 << 10;
-    options.max_bytes_for_level_base = 64 << 10;
+    options.max_bytes_for_level_base = config_.level_base;
     options.max_bytes_for_level_multiplier = 2;
     options.level0_file_num_compaction_trigger = 2;
     options.blob_file_size = 64 << 10;
@@ -680,6 +685,23 @@ class ModelRun {
     }
   }
 
+  // With merge_level=auto, the run must have seen both of its levels (the
+  // builder logs each change): else the configuration tested only one fixed
+  // level, which others test already.
+  void CheckAutoMergeLevelMoved() {
+    if (config_.merge_level != kAutoMergeLevel) return;
+    const std::set<std::string> levels = test::AutoMergeLevelsLogged(path_);
+    const int deepest = MakeOptions().num_levels - 1;
+    for (int level : {deepest, deepest - 1}) {
+      const std::string name = "L" + std::to_string(level);
+      if (levels.count(name) == 0) {
+        Fail("merge_level=auto never resolved to " + name + " (the LOG names " +
+             std::to_string(levels.size()) +
+             " level(s)): grow the run or lower its level_base");
+      }
+    }
+  }
+
   static constexpr uint64_t kMainKeys = 600;
   static constexpr uint64_t kSdKeys = 60;
 
@@ -789,7 +811,11 @@ INSTANTIATE_TEST_SUITE_P(
         ModelConfig{"mlm2_size_gc_window4_noblobcache", -2, ClassifyBy::kSize,
                     ModelConfig::kGcByGarbage, 4, false},
         ModelConfig{"mlm1_size_gcalways_prefix", -1, ClassifyBy::kSize,
-                    ModelConfig::kGcAlways, 16, true, true}),
+                    ModelConfig::kGcAlways, 16, true, true},
+        // The default, merge_level=auto: it moves from -1 to -2 as the LSM
+        // deepens during the run.
+        ModelConfig{"auto_size_gc", kAutoMergeLevel, ClassifyBy::kSize,
+                    ModelConfig::kGcByGarbage, 16, true, false, 16 << 10}),
     [](const testing::TestParamInfo<ModelConfig>& p) {
       return std::string(p.param.name);
     });

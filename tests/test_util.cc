@@ -147,6 +147,27 @@ std::set<uint64_t> MediumFileNumbers(const std::string& dir) {
   return out;
 }
 
+std::set<std::string> AutoMergeLevelsLogged(const std::string& dir) {
+  std::vector<std::string> children;
+  Env::Default()->GetChildren(dir, &children).PermitUncheckedError();
+  const std::string kLine = "medium values go back inline at ";
+  std::set<std::string> levels;
+  for (const auto& name : children) {
+    if (name.rfind("LOG", 0) != 0) continue;
+    const std::string log = ReadWholeFile(dir + "/" + name);
+    for (size_t at = log.find(kLine); at != std::string::npos;
+         at = log.find(kLine, at + kLine.size())) {
+      const size_t end = log.find(' ', at + kLine.size());
+      const size_t eol = log.find('\n', at);
+      if (log.find("merge_level=auto", at) < eol) {
+        levels.insert(log.substr(at + kLine.size(),
+                                 end - (at + kLine.size())));
+      }
+    }
+  }
+  return levels;
+}
+
 std::string ReadWholeFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f),

@@ -66,6 +66,10 @@ std::vector<std::string> FilesWithSuffix(const std::string& dir,
 // The numbers of the .medium files in `dir`.
 std::set<uint64_t> MediumFileNumbers(const std::string& dir);
 
+// The levels ("L3", ...) that the info LOGs in `dir` (LOG and LOG.old.*) say
+// merge_level=auto resolved to: the builder logs each change.
+std::set<std::string> AutoMergeLevelsLogged(const std::string& dir);
+
 // The whole content of the file at `path` ("" if it cannot be read).
 std::string ReadWholeFile(const std::string& path);
 
