@@ -42,6 +42,26 @@ TEST(MediumRunsTest, SubtractLeavesOnlyUncoveredBytes) {
   EXPECT_TRUE(SubtractRuns(from, WholeMediumFile()).empty());
 }
 
+// A block shared with runs that died earlier is freed with the run that
+// empties it; never a block a live run touches, nor one freed before.
+TEST(MediumRunsTest, WidenToDeadBlocksTakesTheBlocksOnlyNowWhole) {
+  constexpr uint64_t kBlock = 4096;
+  // Nothing live around: out to the blocks' edges.
+  EXPECT_EQ(WidenToDeadBlocks({{15000, 30000}}, {}, kBlock),
+            (MediumRuns{{12288, 32768}}));
+  // Live runs on either side bound it.
+  EXPECT_EQ(WidenToDeadBlocks({{5000, 9000}, {12000, 20000}},
+                              {{0, 5000}, {20000, 30000}}, kBlock),
+            (MediumRuns{{5000, 20000}}));
+  // A live run inside the freed run's blocks: widening stops at it.
+  EXPECT_EQ(WidenToDeadBlocks({{8200, 8300}}, {{8100, 8150}, {8400, 9000}},
+                              kBlock),
+            (MediumRuns{{8192, 8400}}));
+  // Live runs touching it on both sides: nothing to widen.
+  EXPECT_EQ(WidenToDeadBlocks({{100, 200}}, {{0, 100}, {200, 300}}, kBlock),
+            (MediumRuns{{100, 200}}));
+}
+
 // The recorder's cache of map entries must not change what is recorded: 3000
 // files, far more than its slots, interleaved at random, against a plain map.
 TEST(MediumRunsTest, RecorderMatchesAPlainMapAcrossCacheCollisions) {

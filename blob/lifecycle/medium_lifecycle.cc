@@ -329,8 +329,12 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
         continue;
       }
       if (!seeded_ || !can_punch_) continue;
-      MediumRuns freed = SubtractRuns(ref.runs, LiveRunsLocked(medium_number));
-      if (!freed.empty()) dead.push_back({medium_number, std::move(freed)});
+      const MediumRuns live = LiveRunsLocked(medium_number);
+      const MediumRuns freed = SubtractRuns(ref.runs, live);
+      if (!freed.empty()) {
+        dead.push_back({medium_number,
+                        WidenToDeadBlocks(freed, live, kMediumRunMergeGap)});
+      }
     }
   }
   Punch(std::move(dead));

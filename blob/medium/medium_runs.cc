@@ -47,5 +47,24 @@ MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered) {
   return result;
 }
 
+MediumRuns WidenToDeadBlocks(const MediumRuns& freed, const MediumRuns& live,
+                             uint64_t block) {
+  MediumRuns result;
+  size_t next = 0;  // the first live run that ends after the freed run begins
+  for (const MediumRun& run : freed) {
+    while (next < live.size() && live[next].end <= run.begin) next++;
+    const uint64_t live_before = next > 0 ? live[next - 1].end : 0;
+    const uint64_t live_after =
+        next < live.size() ? live[next].begin : UINT64_MAX;
+    const uint64_t up =
+        run.end > UINT64_MAX - block ? UINT64_MAX
+                                     : (run.end + block - 1) / block * block;
+    result.push_back({std::max(live_before, run.begin / block * block),
+                      std::min(live_after, up)});
+  }
+  NormalizeRuns(&result);
+  return result;
+}
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

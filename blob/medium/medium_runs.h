@@ -38,5 +38,14 @@ void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap = 0);
 // The parts of `from` that no run of `covered` (sorted, disjoint) overlaps.
 MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered);
 
+// `freed` (runs that just died, outside every run of `live`), each widened to
+// the `block`-aligned bounds around it as far as no run of `live` reaches.
+// Freeing works in whole blocks: a block that a freed run shares with a run
+// that died earlier is whole only now, and this is the one time it can be
+// freed. Every block that the result covers whole overlaps `freed`, so none
+// was freed before.
+MediumRuns WidenToDeadBlocks(const MediumRuns& freed, const MediumRuns& live,
+                             uint64_t block);
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
