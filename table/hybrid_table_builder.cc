@@ -214,9 +214,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       // One of our pointers already typed as such (not from our own input
       // iterators, which retype them; kept for whatever else copies one).
       MediumPointer pointer;
-      if (PeekMediumPointer(value, &pointer)) {
-        NoteReference(pointer, value.size());
-      }
+      if (PeekMediumPointer(value, &pointer)) NoteReference(pointer);
     }
     inner_->Add(key, value);
     return;
@@ -244,7 +242,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
     case Mode::kKeepPointers:
       if (IsPointer(value, mac_key, &pointer)) {
         kept_++;
-        NoteReference(pointer, value.size());
+        NoteReference(pointer);
         AddRetyped(key, kTypeBlobIndex, value);
         return;
       }
@@ -297,19 +295,15 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
     status_ = medium_io_status_ = s;
     return;
   }
+  NoteReference(pointer);
   value_buffer_.clear();
   EncodeMediumPointer(secret_, pointer, mac_key, &value_buffer_);
-  NoteReference(pointer, value_buffer_.size());
   AddRetyped(key, kTypeBlobIndex, value_buffer_);
 }
 
-void HybridTableBuilder::NoteReference(const MediumPointer& pointer,
-                                       size_t pointer_size) {
+void HybridTableBuilder::NoteReference(const MediumPointer& pointer) {
   refs_.AddRecord(pointer.file_number, pointer.handle.offset,
                   pointer.handle.size);
-  if (pointer.handle.size > pointer_size) {
-    stand_in_bytes_ += pointer.handle.size - pointer_size;
-  }
 }
 
 void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
@@ -326,21 +320,12 @@ void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
 // limit ends below it (for records smaller than a block). The addition is
 // capped (max_tail_): with a limit of a few blocks, files may end over it
 // again.
-//
-// Plus the bytes the file's pointers stand for (stand_in_bytes_): RocksDB
-// reads this estimate only to cut compaction outputs (at the target file size,
-// and at its overlap with the grandparent level), so a file of pointers ends
-// at the key range an inline file of the target size would span. Cut by its
-// own bytes, it would span several times that range (a pointer is about 30
-// bytes, the record it stands for 100-1000), and the merge-level compaction
-// that takes it would rewrite as many times more of the level below than
-// RocksDB plans one compaction for (bench/results/issue33-s34-pointer-file-cuts).
 uint64_t HybridTableBuilder::EstimatedFileSize() const {
   const uint64_t data = inner_->EstimatedFileSize();
   if (inner_->IsEmpty()) {
     return data;
   }
-  return data + stand_in_bytes_ +
+  return data +
          std::min(max_tail_, tail_margin_ + tail_estimate_->Predict(
                                                 level_, NumEntries(), data));
 }

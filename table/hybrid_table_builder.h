@@ -40,9 +40,7 @@ namespace hybridkv {
 // GetTailSize sets the file's tail size, NeedCompact marks it for compaction,
 // SetSeqnoTimeTableProperties sets its creation time. EstimatedFileSize adds
 // the predicted tail (tail_estimate.h), so that RocksDB's size limit on
-// compaction outputs holds for the finished file, and counts pointers at the
-// size of the records they reference, so that files of pointers span the key
-// ranges inline files would. The one exception is RocksDB
+// compaction outputs holds for the finished file. The one exception is RocksDB
 // 11's EstimatedTailSize, left at its default of 0 on purpose: our
 // EstimatedFileSize already counts the tail, and RocksDB would count it twice.
 class HybridTableBuilder : public TableBuilder {
@@ -136,9 +134,8 @@ class HybridTableBuilder : public TableBuilder {
   IOOptions merge_io_;   // merge-level reads of medium files
   bool closed_ = false;  // the inner builder was finished or abandoned
 
-  // Records that the SST points to `pointer`'s record (refs_), with a pointer
-  // of `pointer_size` bytes (stand_in_bytes_).
-  void NoteReference(const MediumPointer& pointer, size_t pointer_size);
+  // Records that the SST points to `pointer`'s record (refs_).
+  void NoteReference(const MediumPointer& pointer);
 
   // The medium records this SST points to, which our refs collector writes
   // to its properties. Declared before inner_, which owns the collector.
@@ -163,9 +160,6 @@ class HybridTableBuilder : public TableBuilder {
   std::string value_buffer_;
   uint64_t small_values_ = 0, small_bytes_ = 0, large_values_ = 0;
   uint64_t kept_ = 0, inlined_ = 0, inlined_bytes_ = 0;
-  // How much larger the file would be with its medium values inline: the
-  // records its pointers reference, less the pointers. See EstimatedFileSize.
-  uint64_t stand_in_bytes_ = 0;
 };
 
 }  // namespace hybridkv

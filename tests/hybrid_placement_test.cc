@@ -650,58 +650,6 @@ TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
   CheckAll(db.get(), model);
 }
 
-// Compactions above the merge level cut their outputs at the target file size
-// counting each pointer as the record it references: a file of pointers then
-// spans the key range an inline file of that size would, and the merge-level
-// compaction that takes it rewrites as much of the level below as RocksDB
-// plans for one compaction.
-TEST(HybridPlacementTest, PointerFilesSpanTheKeyRangeOfInlineFiles) {
-  test::ScratchDir dir("pointer-cuts");
-  Options options = MakeOptions({"m1", ClassifyBy::kSize, -1});
-  options.disable_auto_compactions = true;
-  options.write_buffer_size = 8 << 20;  // one flush for the whole load
-  options.target_file_size_base = 64 << 10;
-  auto db = Open(options, dir.path());
-  Model model;
-  constexpr uint64_t kKeys = 2000;
-  const std::string filler(500, 'v');  // medium: 1 MB of records in all
-  for (uint64_t i = 0; i < kKeys; ++i) {
-    const std::string v = std::to_string(i) + filler;
-    ASSERT_OK(db->Put(WriteOptions(), Key(i), v));
-    model[Key(i)] = v;
-  }
-  ASSERT_OK(db->Flush(FlushOptions()));
-  ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  ASSERT_EQ(meta.levels[0].files.size(), 1u);
-  CompactionOptions co;  // CompactFiles cuts at this limit only
-  co.output_file_size_limit = options.target_file_size_base;
-  std::vector<std::string> outputs;
-  ASSERT_OK(db->CompactFiles(co, {meta.levels[0].files[0].name}, 1, -1,
-                             &outputs));
-
-  // By the pointers' own bytes (44 KB) it would be one file.
-  EXPECT_GE(outputs.size(), 12u);
-  TablePropertiesCollection props;
-  ASSERT_OK(db->GetPropertiesOfAllTables(&props));
-  uint64_t pointers = 0;
-  for (const auto& [file, p] : props) {
-    MediumRefs refs;
-    bool known = false;
-    ASSERT_OK(GetMediumRefs(*p, &refs, &known));
-    uint64_t record_bytes = 0;
-    for (const auto& [number, ref] : refs) {
-      pointers += ref.pointers;
-      record_bytes += ref.record_bytes;
-    }
-    // A file ends once its estimate reaches the target: at most one record
-    // over it.
-    EXPECT_LE(record_bytes, options.target_file_size_base + 1024) << file;
-  }
-  EXPECT_EQ(pointers, kKeys);
-  CheckAll(db.get(), model);
-}
-
 // After a restart, until L0 next compacts, merge_level=auto takes the base
 // level to be the shallowest level below L0 that an opened SST sits at: never
 // above the true base level, so it can only err toward -1.

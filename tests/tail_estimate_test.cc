@@ -161,7 +161,6 @@ TEST(TailEstimateTest, CompactionOutputsStayWithinTheirLimit) {
   options.create_if_missing = true;
   options.disable_auto_compactions = true;
   options.write_buffer_size = 4 << 20;
-  options.compression = kNoCompression;  // the values are all alike
   BlockBasedTableOptions bbto;
   bbto.filter_policy.reset(NewBloomFilterPolicy(10));
   HybridOptions hybrid;
@@ -173,12 +172,10 @@ TEST(TailEstimateTest, CompactionOutputsStayWithinTheirLimit) {
   ASSERT_OK(OpenDB(options, dir.path(), &raw));
   std::unique_ptr<DB> db(raw);
 
-  // Two rounds over disjoint key ranges, each four flushes of small values
-  // (inline: a file of pointers is cut by the records it references, see
-  // HybridPlacementTest.PointerFilesSpanTheKeyRangeOfInlineFiles) compacted
-  // into L1 with a 128 KiB limit.
+  // Two rounds over disjoint key ranges, each four flushes of medium values
+  // (pointers in the SSTs) compacted into L1 with a 128 KiB limit.
   constexpr uint64_t kLimit = 128 << 10;
-  const std::string value(60, 'v');
+  const std::string value(200, 'v');
   for (int round = 0; round < 2; round++) {
     for (int flush = 0; flush < 4; flush++) {
       for (int i = 0; i < 12000; i++) {
