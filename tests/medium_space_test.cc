@@ -99,6 +99,17 @@ bool Eventually(const std::function<bool()>& done) {
   return done();
 }
 
+// Waits for the file at `medium` to occupy fewer than `limit` bytes on disk.
+testing::AssertionResult ShrinksBelow(const std::string& medium,
+                                      uint64_t limit) {
+  if (Eventually([&] { return AllocatedBytes(medium) < limit; })) {
+    return testing::AssertionSuccess();
+  }
+  return testing::AssertionFailure()
+         << AllocatedBytes(medium) << " bytes still allocated, expected fewer "
+         << "than " << limit;
+}
+
 std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
   DB* raw = nullptr;
   EXPECT_OK(hybridkv::OpenDB(options, path, &raw));
@@ -122,10 +133,7 @@ TEST(MediumSpaceTest, MergedRangesAreFreedInPlace) {
   MergeFirstHalf(db.get());
   // About half the records are inline now; their bytes go once the L1 inputs
   // are deleted, and the file stays for the other half.
-  ASSERT_TRUE(Eventually([&] {
-    return AllocatedBytes(medium) < full * 6 / 10;
-  })) << AllocatedBytes(medium)
-      << " of " << full << " bytes still allocated";
+  ASSERT_TRUE(ShrinksBelow(medium, full * 6 / 10));
   EXPECT_GT(AllocatedBytes(medium), full * 3 / 10);
   HybridStatistics stats;
   ASSERT_OK(GetStatistics(db.get(), &stats));
@@ -149,10 +157,7 @@ TEST(MediumSpaceTest, BlocksSharedByNarrowRunsAreFreedWithTheLast) {
   ASSERT_GT(test::FilesAt(db.get(), 1).size(), 30u);
   const uint64_t full = AllocatedBytes(medium);
   MergeFirstHalf(db.get());
-  ASSERT_TRUE(Eventually([&] {
-    return AllocatedBytes(medium) < full * 53 / 100;
-  })) << AllocatedBytes(medium)
-      << " of " << full << " bytes still allocated";
+  ASSERT_TRUE(ShrinksBelow(medium, full * 53 / 100));
   CheckAll(db.get());
   MergeTheRestAndCheck(db.get(), dir.path());
 }
@@ -200,10 +205,7 @@ TEST(MediumSpaceTest, FailedPunchIsRetriedAtOpen) {
   auto db = Open(options, dir.path());
   ASSERT_OK(db->Put(WriteOptions(), Key(0), Value(0)));
   ASSERT_OK(db->Flush(FlushOptions()));  // the first event seeds
-  EXPECT_TRUE(Eventually([&] {
-    return AllocatedBytes(medium) < full * 6 / 10;
-  })) << AllocatedBytes(medium)
-      << " of " << full;
+  EXPECT_TRUE(ShrinksBelow(medium, full * 6 / 10));
   CheckAll(db.get());
 }
 
@@ -244,10 +246,7 @@ TEST(MediumSpaceTest, PunchesHeldBackByACheckpointFollowItsDeletion) {
   ASSERT_OK(db->Flush(FlushOptions()));
   ASSERT_OK(
       db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 0), 1));
-  EXPECT_TRUE(Eventually([&] {
-    return AllocatedBytes(medium) < full * 6 / 10;
-  })) << AllocatedBytes(medium)
-      << " of " << full;
+  EXPECT_TRUE(ShrinksBelow(medium, full * 6 / 10));
   ASSERT_OK(db->Delete(WriteOptions(), "zz-more"));
   CheckAll(db.get());
 }
@@ -305,10 +304,7 @@ TEST_P(MediumSpaceCrashTest, CrashAtPunchLosesNothing) {
   CheckAll(db.get());
   ASSERT_OK(db->Put(WriteOptions(), Key(0), Value(0)));
   ASSERT_OK(db->Flush(FlushOptions()));  // the first event seeds
-  EXPECT_TRUE(Eventually([&] {
-    return AllocatedBytes(medium) < size * 6 / 10;
-  })) << AllocatedBytes(medium)
-      << " of " << size;
+  EXPECT_TRUE(ShrinksBelow(medium, size * 6 / 10));
   CheckAll(db.get());
 }
 
