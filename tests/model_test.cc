@@ -134,7 +134,7 @@ class ModelRun {
     Status s = ConfigureOptions(&options, hybrid);
     if (!s.ok()) Fail("ConfigureOptions: " + s.ToString());
     // A small, busy LSM: frequent flushes and several populated levels.
-    options.num_levels = 5;
+    options.num_levels = kNumLevels;
     options.write_buffer_size = 48 << 10;
     options.target_file_size_base = 32 << 10;
     options.max_bytes_for_level_base = config_.level_base;
@@ -691,7 +691,7 @@ class ModelRun {
   void CheckAutoMergeLevelMoved() {
     if (config_.merge_level != kAutoMergeLevel) return;
     const std::set<std::string> levels = test::AutoMergeLevelsLogged(path_);
-    const int deepest = MakeOptions().num_levels - 1;
+    const int deepest = kNumLevels - 1;
     for (int level : {deepest, deepest - 1}) {
       const std::string name = "L" + std::to_string(level);
       if (levels.count(name) == 0) {
@@ -702,6 +702,7 @@ class ModelRun {
     }
   }
 
+  static constexpr int kNumLevels = 5;
   static constexpr uint64_t kMainKeys = 600;
   static constexpr uint64_t kSdKeys = 60;
 
