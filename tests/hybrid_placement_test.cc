@@ -582,11 +582,7 @@ TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
     EXPECT_TRUE(db->GetIntProperty("rocksdb.base-level", &level));
     return static_cast<int>(level);
   };
-  auto l2_is_empty = [&]() {
-    ColumnFamilyMetaData meta;
-    db->GetColumnFamilyMetaData(&meta);
-    return meta.levels[2].files.empty();
-  };
+  auto l2_is_empty = [&]() { return test::FilesAt(db.get(), 2).empty(); };
   auto moves_into_l3_vetoed = [&]() {
     SstPartitioner::Context context;
     context.output_level = 3;
@@ -598,10 +594,7 @@ TEST(HybridPlacementTest, AutoMergeLevelFollowsTheLsmAsItDeepens) {
   // read.
   auto compact_l2_into_l3 = [&](uint64_t* entries, uint64_t* pointers) {
     ASSERT_OK(db->PauseBackgroundWork());
-    ColumnFamilyMetaData meta;
-    db->GetColumnFamilyMetaData(&meta);
-    std::vector<std::string> inputs;
-    for (const auto& f : meta.levels[2].files) inputs.push_back(f.name);
+    const std::vector<std::string> inputs = test::FilesAt(db.get(), 2);
     ASSERT_FALSE(inputs.empty());
     std::vector<std::string> outputs;
     ASSERT_OK(

@@ -332,11 +332,8 @@ void MediumFileTracker::RemoveSst(uint64_t sst_number) {
       const MediumRuns live = LiveRunsLocked(medium_number);
       const MediumRuns freed = SubtractRuns(ref.runs, live);
       if (!freed.empty()) {
-        // 4 KiB blocks, the file-system block of ext4 and xfs: PunchHoles
-        // aligns inward to the file's own block size, so a larger one only
-        // frees less.
-        dead.push_back({medium_number,
-                        WidenToDeadBlocks(freed, live, kMediumRunMergeGap)});
+        dead.push_back(
+            {medium_number, WidenToDeadBlocks(freed, live, kPunchBlockSize)});
       }
     }
   }

@@ -105,7 +105,7 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
   if (size <= keep_head + keep_tail) {
     return IOStatus::OK();
   }
-  const uint64_t block = st.st_blksize > 0 ? st.st_blksize : 4096;
+  const uint64_t block = st.st_blksize > 0 ? st.st_blksize : kPunchBlockSize;
   for (const MediumRun& range : ranges) {
     const uint64_t from = std::max(range.begin, keep_head);
     const uint64_t to = std::min(range.end, size - keep_tail);

@@ -23,9 +23,14 @@ struct MediumRun {
 };
 using MediumRuns = std::vector<MediumRun>;  // sorted, disjoint
 
+// The file-system block that freeing in place is planned in: ext4's and xfs's.
+// PunchHoles aligns inward to the file's own block size, so where that is
+// larger, planning in smaller blocks only frees less.
+constexpr uint64_t kPunchBlockSize = 4096;
+
 // Runs closer than this are recorded as one. Freeing in place works in whole
 // file-system blocks, so a shorter gap could rarely be freed anyway.
-constexpr uint64_t kMediumRunMergeGap = 4096;
+constexpr uint64_t kMediumRunMergeGap = kPunchBlockSize;
 
 // Everything: the runs of a reference that does not say (format version 1,
 // or an SST scanned without HybridKV's collector).
