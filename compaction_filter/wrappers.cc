@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "logging/logging.h"
-#include "plugin/hybridkv/blob/lifecycle/pointer_resolver.h"
+#include "plugin/hybridkv/table/compaction_pointer.h"
 #include "rocksdb/utilities/options_type.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -48,7 +48,8 @@ class ResolvingCompactionFilter : public CompactionFilter {
     std::string resolved;
     if (value_type == ValueType::kValue && existing_value != nullptr) {
       bool is_pointer = false;
-      Status s = ResolveIfPointer(*existing_value, key, &is_pointer, &resolved);
+      Status s = ResolveIfCompactionPointer(*existing_value, key, &is_pointer,
+                                            &resolved);
       if (!s.ok()) {
         // No way to report an error from a filter: keep the entry untouched, so
         // nothing is lost, and let the read path report the damaged medium
@@ -170,8 +171,8 @@ bool HybridKVMergeOperator::FullMergeV3(
   if (const Slice* existing = std::get_if<Slice>(&merge_in.existing_value)) {
     bool is_pointer = false;
     std::string resolved;
-    Status s =
-        ResolveIfPointer(*existing, merge_in.key, &is_pointer, &resolved);
+    Status s = ResolveIfCompactionPointer(*existing, merge_in.key, &is_pointer,
+                                          &resolved);
     if (!s.ok()) {
       // Failing the merge fails the compaction (or read) loudly, instead of
       // merging onto pointer bytes.

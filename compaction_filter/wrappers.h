@@ -17,8 +17,8 @@
 // hybridkv::ConfigureOptions installs them around whatever the options hold.
 // HybridTable's ValidateOptions rejects an unwrapped filter or merge operator.
 //
-// May depend on: blob/lifecycle/ (to resolve pointers), HybridKV's public
-// header, RocksDB's public headers.
+// May depend on: table/compaction_pointer.h (to resolve pointers), HybridKV's
+// public header, RocksDB's public headers.
 #pragma once
 
 #include <memory>

@@ -59,9 +59,11 @@ void HybridKVListener::OnCompactionBegin(DB* /*db*/,
 void HybridKVListener::OnCompactionCompleted(DB* db,
                                              const CompactionJobInfo& info) {
   if (!info.output_files.empty()) {
-    DbStateFor(DirName(info.output_files.front()))
-        ->tracker()
-        .EnsureSeeded(db->GetName());
+    DbState* state = DbStateFor(DirName(info.output_files.front()));
+    state->tracker().EnsureSeeded(db->GetName());
+    // Trivial moves run no builder: the deepest level that negative merge
+    // levels count from is noted here too.
+    state->counters.NoteLevel(info.cf_id, info.output_level);
   }
   ApplyBlobGcPolicy(db, info.cf_id);
 }

@@ -2,21 +2,12 @@
 #include "plugin/hybridkv/table/compaction_scope.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
 thread_local std::weak_ptr<CompactionScope> current_scope;
-
-// The pointer's last bytes are MAC output: a uniform slot index.
-size_t SlotOf(const Slice& pointer) {
-  const size_t n = pointer.size();
-  return (static_cast<unsigned char>(pointer[n - 1]) << 8 |
-          static_cast<unsigned char>(pointer[n - 2])) %
-         CompactionScope::kSlots;
-}
 
 }  // namespace
 
@@ -37,33 +28,6 @@ std::shared_ptr<CompactionScope> CompactionScope::Enter(
     NormalizeRuns(&runs);
   }
   return scope;
-}
-
-void CompactionScope::NoteVerified(const Slice& user_key, const Slice& pointer,
-                                   const MediumPointer& decoded) {
-  if (pointer.size() < 2) return;
-  Verified& v = verified_[SlotOf(pointer)];
-  if (user_key.size() > v.key.size() || pointer.size() > v.pointer.size()) {
-    return;
-  }
-  v.decoded = decoded;
-  v.key_size = static_cast<uint8_t>(user_key.size());
-  v.pointer_size = static_cast<uint8_t>(pointer.size());
-  std::memcpy(v.key.data(), user_key.data(), user_key.size());
-  std::memcpy(v.pointer.data(), pointer.data(), pointer.size());
-}
-
-bool CompactionScope::WasVerified(const Slice& user_key, const Slice& pointer,
-                                  MediumPointer* decoded) const {
-  if (pointer.size() < 2) return false;
-  const Verified& v = verified_[SlotOf(pointer)];
-  if (v.pointer_size == pointer.size() && v.key_size == user_key.size() &&
-      std::memcmp(v.pointer.data(), pointer.data(), pointer.size()) == 0 &&
-      std::memcmp(v.key.data(), user_key.data(), user_key.size()) == 0) {
-    *decoded = v.decoded;
-    return true;
-  }
-  return false;
 }
 
 uint64_t CompactionScope::RunEnd(uint64_t number, uint64_t offset) const {

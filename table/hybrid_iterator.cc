@@ -4,6 +4,7 @@
 #include "db/dbformat.h"
 #include "db/pinned_iterators_manager.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
+#include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "util/coding.h"
 
@@ -13,15 +14,13 @@ namespace hybridkv {
 HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
                                Mode mode, TableMediumValues* table,
                                const MediumReadOptions& read,
-                               bool allow_unprepared_value,
-                               const SipKey& secret, bool scan,
+                               bool allow_unprepared_value, bool scan,
                                std::unique_ptr<ScanPrefetcher> prefetcher)
     : inner_(inner),
       inner_in_arena_(inner_in_arena),
       mode_(mode),
       table_(table),
       allow_unprepared_value_(allow_unprepared_value),
-      secret_(secret),
       read_(read),
       warm_medium_(prefetcher != nullptr &&
                    table->context().block_cache != nullptr),
@@ -30,9 +29,11 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
   // A read that allows the block cache only resolves through the cache, and
-  // so does a scan whose prefetcher warms the cache.
+  // so does a scan whose prefetcher warms the cache, or one that fills it
+  // (fill_cache): what it read is then cached, as a stock table's blocks are.
   if (scan && mode == Mode::kResolve && !read.block_cache_only() &&
-      !warm_medium_) {
+      !warm_medium_ &&
+      !(read.fill_cache() && table->context().block_cache != nullptr)) {
     // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
     // KiB.
     readahead_.reset(new MediumReadahead(
@@ -117,19 +118,32 @@ void HybridIterator::Update() {
     // the first pointer of each table checks that, the rest are not hashed
     // again. Block checksums guard their bytes.
     const Slice mac_key = MacKey();
-    if (mac_checked_ ||
-        DecodeMediumPointer(secret_, value, mac_key, &pointer_)) {
-      mac_checked_ = true;
-      // The output builder finds it here instead of checking the MAC again.
-      scope_->NoteVerified(mac_key, value, pointer_);
-    } else {
+    if (!mac_checked_) {
+      // The secret is looked up at the first pointer, not before: a table
+      // written without HybridKV (imported from a stock DB) names no
+      // references but holds no pointer either.
+      SipKey secret;
+      status_ = table_->GetSecret(&secret);
+      if (!status_.ok()) return;
+      mac_checked_ = DecodeMediumPointer(secret, value, mac_key, &pointer_);
+    }
+    if (!mac_checked_) {
       status_ = Status::Corruption(
           "HybridKV: a medium pointer for key '" + mac_key.ToString(true) +
           "' does not verify under this DB's secret: " +
           std::string(kSecretFileName) +
           " was replaced or the SST was copied from another DB. Restore the "
           "original secret file.");
+      return;
     }
+    // The compaction sees a compaction pointer (compaction_pointer.h), which
+    // no value a user writes can imitate.
+    if (value_ == nullptr) {
+      value_.reset(new std::string());
+    }
+    value_->clear();
+    EncodeCompactionPointer(table_, value, value_.get());
+    resolved_ = true;
   } else if (!allow_unprepared_value_) {
     Resolve();
   }
@@ -165,7 +179,7 @@ bool HybridIterator::Resolve() {
 }
 
 Slice HybridIterator::value() const {
-  if (is_pointer_ && mode_ == Mode::kResolve) {
+  if (is_pointer_) {
     return resolved_ ? Slice(*value_) : Slice();
   }
   // DBIter asks for a blob index's value only for an entry it yields, just

@@ -17,8 +17,9 @@ namespace hybridkv {
 
 // An iterator over one HybridTable SST that references medium files. Pointer
 // entries (kTypeBlobIndex with the pointer tag) are presented as kTypeValue
-// entries whose value is either the pointer (kPointer, for compactions) or
-// the medium value it points to (kResolve, for everyone else). Other entries,
+// entries whose value is either a compaction pointer (kPointer, for
+// compactions; compaction_pointer.h) or the medium value it points to
+// (kResolve, for everyone else). Other entries,
 // including BlobDB's own blob indexes, pass through untouched.
 //
 // Every InternalIterator virtual is forwarded, defaulted ones included. With
@@ -29,15 +30,15 @@ class HybridIterator : public InternalIterator {
   enum class Mode { kPointer, kResolve };
 
   // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so
-  // only its destructor may run. kPointer needs `secret`: a pointer that does
-  // not verify under it fails the iteration instead of reaching a compaction as
-  // a plain value. `scan`: values are resolved through a readahead buffer per
-  // medium file, for iterators that visit neighbouring keys; otherwise each
-  // value is one positioned read. `prefetcher` (user scans, may be null)
-  // warms the blob cache ahead of the scan.
+  // only its destructor may run. kPointer checks the first pointer's MAC
+  // under the DB's secret: a table from another DB fails the iteration
+  // instead of reaching a compaction. `scan`: values are resolved through a
+  // readahead buffer per medium file, for iterators that visit neighbouring
+  // keys; otherwise each value is one positioned read. `prefetcher` (user
+  // scans, may be null) warms the blob cache ahead of the scan.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                  TableMediumValues* table, const MediumReadOptions& read,
-                 bool allow_unprepared_value, const SipKey& secret, bool scan,
+                 bool allow_unprepared_value, bool scan,
                  std::unique_ptr<ScanPrefetcher> prefetcher = nullptr);
   ~HybridIterator() override;
 
@@ -103,15 +104,16 @@ class HybridIterator : public InternalIterator {
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
   // A rewritten key is pinned when the inner key is and the caller pins
-  // (Update). A resolved value is owned by the iterator until it moves; if the
-  // caller's PinnedIteratorsManager has pinning enabled then (DBIter enables it
-  // to iterate backwards), the value is handed to the manager instead of being
-  // freed, as BlockBasedTable's iterator does with its blocks.
+  // (Update). A resolved value (or compaction pointer) is owned by the iterator
+  // until it moves; if the caller's PinnedIteratorsManager has pinning enabled
+  // then (DBIter enables it to iterate backwards), the value is handed to the
+  // manager instead of being freed, as BlockBasedTable's iterator does with its
+  // blocks.
   bool IsKeyPinned() const override {
     return is_pointer_ ? pinned_key_ != nullptr : inner_->IsKeyPinned();
   }
   bool IsValuePinned() const override {
-    if (is_pointer_ && mode_ == Mode::kResolve) {
+    if (is_pointer_) {
       return pinned_iters_mgr_ != nullptr &&
              pinned_iters_mgr_->PinningEnabled();
     }
@@ -147,7 +149,6 @@ class HybridIterator : public InternalIterator {
   const Mode mode_;
   TableMediumValues* const table_;
   const bool allow_unprepared_value_;
-  const SipKey secret_;
   const MediumReadOptions read_;
   // Medium values come through the block cache, warmed by prefetcher_.
   const bool warm_medium_;
@@ -164,7 +165,7 @@ class HybridIterator : public InternalIterator {
   // move.
   std::string key_buffer_;
   std::unique_ptr<std::string> pinned_key_;
-  std::unique_ptr<std::string> value_;  // the resolved value, while positioned
+  std::unique_ptr<std::string> value_;  // resolved value or compaction pointer
   std::unique_ptr<MediumReadahead> readahead_;  // scans only
   std::shared_ptr<CompactionScope> scope_;      // kPointer only
   std::unique_ptr<ScanPrefetcher> prefetcher_;  // user scans only

@@ -12,8 +12,10 @@
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_block_cache.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
+#include "plugin/hybridkv/table/medium_values.h"
 #include "rocksdb/table.h"
 #include "util/coding.h"
 
@@ -116,15 +118,10 @@ HybridTableBuilder::HybridTableBuilder(
   tracker_ = &state_->builds();
   tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
-  // Flushes create the secret on first use. Compactions only load it: if it is
-  // missing, no pointer of this DB can exist (the reader fails any compaction
-  // whose input has pointers that do not verify), so every value is plain.
-  Status s = GetDbSecret(fs_, dir_, tbo.db_id,
-                         /*create=*/mode_ == Mode::kExtract, &secret_);
-  if (s.ok()) {
-    have_secret_ = true;
-  } else if (!s.IsNotFound()) {
-    status_ = s;
+  // Flushes MAC the pointers they write with the DB secret, created on first
+  // use. Compactions copy pointers as their input tables stored them.
+  if (mode_ == Mode::kExtract) {
+    status_ = GetDbSecret(fs_, dir_, tbo.db_id, /*create=*/true, &secret_);
   }
   if (mode_ == Mode::kInline) {
     OpenMergeReader(tbo);
@@ -151,19 +148,17 @@ HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(
 int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
   const uint32_t cf = tbo.column_family_id;
   const int base_level = state_->counters.BaseLevel(cf);
-  const int level = MergeLevelOf(options_.merge_level, tbo, base_level,
-                                 &state_->counters);
+  const int level =
+      MergeLevelOf(options_.merge_level, tbo, base_level, &state_->counters);
   // The merge level may move (merge_level=auto, or a negative one without
   // dynamic level sizing): trivial moves are vetoed from where it is now.
   // DB::Open refuses HybridTable without its partitioner (ValidateCompanions).
   const SstPartitionerFactory* factory =
       tbo.ioptions.sst_partitioner_factory.get();
   const auto* partitioner =
-      factory == nullptr
-          ? nullptr
-          : factory->CheckedCast<HybridKVPartitionerFactory>();
-  if (partitioner != nullptr &&
-      partitioner->SetMergeLevel(state_, cf, level)) {
+      factory == nullptr ? nullptr
+                         : factory->CheckedCast<HybridKVPartitionerFactory>();
+  if (partitioner != nullptr && partitioner->SetMergeLevel(state_, cf, level)) {
     ROCKS_LOG_INFO(logger_,
                    "[HybridKV] column family %s: medium values go back inline "
                    "at L%d and below (merge_level=%s, base level L%d)",
@@ -223,7 +218,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
   // Pointers are bound to the user key without its timestamp, which compactions
   // may rewrite.
   const Slice mac_key(user_key.data(), user_key.size() - timestamp_size_);
-  MediumPointer pointer;
+  CompactionPointer pointer;
   switch (mode_) {
     case Mode::kExtract:
       switch (options_.Classify(user_key.size(), value.size())) {
@@ -240,17 +235,17 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       }
       break;
     case Mode::kKeepPointers:
-      if (IsPointer(value, mac_key, &pointer)) {
+      if (IsCompactionPointer(value, &pointer)) {
         kept_++;
-        NoteReference(pointer);
-        AddRetyped(key, kTypeBlobIndex, value);
+        NoteReference(pointer.pointer);
+        AddRetyped(key, kTypeBlobIndex, pointer.stored);
         return;
       }
       break;
     case Mode::kInline:
-      if (IsPointer(value, mac_key, &pointer)) {
-        status_ =
-            merge_reader_->Read(merge_io_, pointer, mac_key, &value_buffer_);
+      if (IsCompactionPointer(value, &pointer)) {
+        status_ = merge_reader_->Read(merge_io_, pointer.pointer, mac_key,
+                                      &value_buffer_);
         if (status_.ok()) {
           inlined_++;
           inlined_bytes_ += value_buffer_.size();
@@ -265,13 +260,17 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
   inner_->Add(key, value);
 }
 
-bool HybridTableBuilder::IsPointer(const Slice& value, const Slice& mac_key,
-                                   MediumPointer* pointer) const {
-  if (!have_secret_ || !MayBeMediumPointer(value)) return false;
-  if (scope_ != nullptr && scope_->WasVerified(mac_key, value, pointer)) {
-    return true;
+bool HybridTableBuilder::IsCompactionPointer(const Slice& value,
+                                             CompactionPointer* pointer) {
+  if (!DecodeCompactionPointer(value, pointer)) return false;
+  // Only this DB's input tables reach its compactions.
+  if (pointer->table->context().state != state_) {
+    status_ = Status::Corruption(
+        "HybridKV: a compaction of " + dir_ +
+        " was handed a medium pointer of another DB; nothing was written. "
+        "Report this as a bug.");
   }
-  return DecodeMediumPointer(secret_, value, mac_key, pointer);
+  return true;
 }
 
 void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,

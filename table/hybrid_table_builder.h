@@ -11,6 +11,7 @@
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "plugin/hybridkv/blob/medium/siphash.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
+#include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/tail_estimate.h"
 #include "table/table_builder.h"
@@ -124,8 +125,7 @@ class HybridTableBuilder : public TableBuilder {
   Logger* const logger_;
   DbState* const state_;
   BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends
-  SipKey secret_;
-  bool have_secret_ = false;
+  SipKey secret_;  // kExtract: keys the MACs of the pointers it writes
   Status status_;
   // The medium file's write errors, which RocksDB's error handler classifies
   // (retryable, no space) through io_status(), as it does the SST's.
@@ -146,10 +146,9 @@ class HybridTableBuilder : public TableBuilder {
   std::unique_ptr<TableBuilder> inner_;
   std::unique_ptr<MediumFileWriter>
       medium_;  // kExtract, created on the first medium value
-  // Is `value` a pointer for `mac_key`? Checks its MAC unless the input
-  // iterator of this compaction already did (CompactionScope).
-  bool IsPointer(const Slice& value, const Slice& mac_key,
-                 MediumPointer* pointer) const;
+  // Is `value` a compaction pointer (compaction_pointer.h)? One of another
+  // DB fails the build.
+  bool IsCompactionPointer(const Slice& value, CompactionPointer* pointer);
 
   // kInline: shared by the compaction's outputs (CompactionScope), so its
   // counters are read as differences.

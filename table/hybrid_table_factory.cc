@@ -16,6 +16,7 @@
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
+#include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 #include "plugin/hybridkv/table/hybrid_table_reader.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
@@ -155,11 +156,44 @@ Status ParseMergeLevel(const std::string& value, int* merge_level) {
 }
 
 std::string MergeLevelToString(int merge_level) {
-  return merge_level == kAutoMergeLevel ? "auto"
-                                        : std::to_string(merge_level);
+  return merge_level == kAutoMergeLevel ? "auto" : std::to_string(merge_level);
 }
 
 namespace {
+
+// BlobDB's threshold (min_blob_size) above the medium band, and above every
+// compaction pointer: RocksDB's compaction moves a kTypeValue of at least
+// min_blob_size into a blob file before the output table sees it, and a
+// compaction pointer moved there would lose its medium value.
+Status ValidateLargeThreshold(const HybridTableOptions& o,
+                              const ColumnFamilyOptions& cf_opts) {
+  if (!cf_opts.enable_blob_files) {
+    return Status::OK();
+  }
+  const uint64_t floor =
+      o.classify_by == ClassifyBy::kSize
+          ? std::max<uint64_t>(uint64_t{o.medium_max_value_size} + 1,
+                               kMaxCompactionPointerSize + 1)
+          : kMaxCompactionPointerSize + 1;
+  if (cf_opts.min_blob_size >= floor) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      "HybridTable: min_blob_size=" + std::to_string(cf_opts.min_blob_size) +
+      (o.classify_by == ClassifyBy::kSize &&
+               cf_opts.min_blob_size <= o.medium_max_value_size
+           ? " overlaps the medium band (medium_max_value_size=" +
+                 std::to_string(o.medium_max_value_size) +
+                 "): BlobDB would take medium values, and the pointers "
+                 "compactions carry."
+           : " would make BlobDB take the medium pointers that compactions "
+             "carry (up to " +
+                 std::to_string(kMaxCompactionPointerSize) + " bytes).") +
+      " Set min_blob_size=" + std::to_string(floor) + " or more" +
+      (o.classify_by == ClassifyBy::kSize
+           ? ", as hybridkv::ConfigureOptions does."
+           : "."));
+}
 
 // The value classes and the merge level: one consistent placement.
 Status ValidatePlacement(const HybridTableOptions& o,
@@ -194,16 +228,8 @@ Status ValidatePlacement(const HybridTableOptions& o,
         std::to_string(o.medium_large_ratio) +
         ", small_medium_ratio=" + std::to_string(o.small_medium_ratio) + ".");
   }
-  if (cf_opts.enable_blob_files && o.classify_by == ClassifyBy::kSize &&
-      cf_opts.min_blob_size <= o.medium_max_value_size) {
-    return Status::InvalidArgument(
-        "HybridTable: min_blob_size=" + std::to_string(cf_opts.min_blob_size) +
-        " overlaps the medium band (medium_max_value_size=" +
-        std::to_string(o.medium_max_value_size) +
-        "): BlobDB would take medium values. Set min_blob_size=" +
-        std::to_string(uint64_t{o.medium_max_value_size} + 1) +
-        ", as hybridkv::ConfigureOptions does.");
-  }
+  Status s = ValidateLargeThreshold(o, cf_opts);
+  if (!s.ok()) return s;
   if (o.scan_prefetch && o.scan_prefetch_max == 0) {
     return Status::InvalidArgument(
         "HybridTable: scan_prefetch_max=0 leaves scan prefetching nothing to "
@@ -384,16 +410,39 @@ Status HybridTableFactory::ValidateOptions(
   if (s.ok()) s = TableFactory::ValidateOptions(db_opts, cf_opts);
   if (s.ok()) {
     // The partitioner cannot see num_levels; give it the merge level resolved
-    // now. With dynamic level sizing the last level is num_levels - 1;
-    // without it, the same bound is conservative.
+    // now. With dynamic level sizing the last level is num_levels - 1.
+    // Without it, a merge level counted from the deepest level may be any
+    // level until the first compaction resolves it: every move is vetoed.
+    const bool last_level_fixed =
+        cf_opts.compaction_style == kCompactionStyleLevel &&
+        cf_opts.level_compaction_dynamic_level_bytes;
     static_cast<const HybridKVPartitionerFactory*>(
         cf_opts.sst_partitioner_factory.get())
-        ->SetMergeLevelAtOpen(ResolveMergeLevel(options_.merge_level,
-                                                cf_opts.num_levels - 1,
-                                                /*base_level=*/0));
+        ->SetMergeLevelAtOpen(options_.merge_level >= 0 || last_level_fixed
+                                  ? ResolveMergeLevel(options_.merge_level,
+                                                      cf_opts.num_levels - 1,
+                                                      /*base_level=*/0)
+                                  : 1);
   }
   return s;
 }
+
+namespace {
+
+// An SST written without HybridKV (a stock DB's export) names no references;
+// its entries tell whether it holds pointers all the same (a DB that was
+// HybridKV's, compacted by a stock table format).
+bool HoldsNoPointers(const std::shared_ptr<FileSystem>& fs,
+                     const std::string& sst_path,
+                     const HybridTableReader& reader) {
+  if (reader.medium_refs_known()) {
+    return false;  // it names its references, and has some
+  }
+  MediumRefs refs;
+  return ScanMediumRefs(fs, sst_path, &refs).ok() && refs.empty();
+}
+
+}  // namespace
 
 Status HybridTableFactory::NewTableReader(
     const ReadOptions& ro, const TableReaderOptions& table_reader_options,
@@ -453,7 +502,8 @@ Status HybridTableFactory::NewTableReader(
   // their readers, so they could be freed under it. (Standalone readers,
   // such as SstFileReader, have no column family paths.)
   if (reader->has_medium_refs() && !io.cf_paths.empty() &&
-      dir != io.cf_paths.front().path) {
+      CanonicalDbDir(dir) != CanonicalDbDir(io.cf_paths.front().path) &&
+      !HoldsNoPointers(fs, sst_path, *reader)) {
     return Status::NotSupported(
         "HybridKV: " + sst_path +
         " holds medium pointers and is outside the column family's "
@@ -484,11 +534,13 @@ TableBuilder* HybridTableFactory::NewTableBuilder(
 // DB::Open. CreateColumnFamily and SetOptions check RocksDB's own rules only,
 // so a column family created or changed since could hand medium pointers to
 // an unwrapped merge operator or compaction filter, which would write what
-// they make of the pointer bytes as the value. Its flushes and compactions
-// are refused instead, with the reason: the DB stops writing, and nothing
-// wrong is written. The placement checks are left to DB::Open: they concern
-// where values go, not what is written, and RocksDB's sanitizing (FIFO's one
-// level) would make them fail here where they passed there.
+// they make of the pointer bytes as the value, and SetOptions may lower
+// min_blob_size until BlobDB takes the pointers compactions carry. Its flushes
+// and compactions are refused instead, with the reason: the DB stops writing,
+// and nothing wrong is written. The other placement checks are left to
+// DB::Open: they concern where values go, not what is written, and RocksDB's
+// sanitizing (FIFO's one level) would make them fail here where they passed
+// there.
 Status HybridTableFactory::CheckBuilderOptions(
     const TableBuilderOptions& tbo) const {
   const DBOptions db_opts = BuildDBOptions(tbo.ioptions, MutableDBOptions());
@@ -498,6 +550,7 @@ Status HybridTableFactory::CheckBuilderOptions(
   UpdateColumnFamilyOptions(tbo.moptions, &cf_opts);
   Status s = ValidateSupported(db_opts, cf_opts);
   if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
+  if (s.ok()) s = ValidateLargeThreshold(options_, cf_opts);
   if (s.ok()) {
     return s;
   }

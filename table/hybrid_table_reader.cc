@@ -87,18 +87,6 @@ InternalIterator* HybridTableReader::NewIterator(
   // order.
   const bool scan = caller != TableReaderCaller::kUserGet &&
                     caller != TableReaderCaller::kUserMultiGet;
-  SipKey secret;
-  if (mode == HybridIterator::Mode::kPointer) {
-    Status s = values_.GetSecret(&secret);
-    if (!s.ok()) {
-      if (arena != nullptr) {
-        inner->~InternalIterator();
-      } else {
-        delete inner;
-      }
-      return NewErrorInternalIterator<Slice>(s, arena);
-    }
-  }
   std::unique_ptr<ScanPrefetcher> prefetcher;
   if (prefetch) {
     prefetcher.reset(new ScanPrefetcher(&values_, inner_.get(),
@@ -112,11 +100,11 @@ InternalIterator* HybridTableReader::NewIterator(
     return new (arena->AllocateAligned(sizeof(HybridIterator)))
         HybridIterator(inner, /*inner_in_arena=*/true, mode, &values_,
                        MediumReadOptions(read_options), allow_unprepared_value,
-                       secret, scan, std::move(prefetcher));
+                       scan, std::move(prefetcher));
   }
   return new HybridIterator(inner, /*inner_in_arena=*/false, mode, &values_,
                             MediumReadOptions(read_options),
-                            allow_unprepared_value, secret, scan,
+                            allow_unprepared_value, scan,
                             std::move(prefetcher));
 }
 
@@ -197,8 +185,10 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
 //
 // The probe collects wide columns rather than a value, which is what tells a
 // plain value (one anonymous column) from an entity: an entity of the
-// default column alone reads exactly as a plain value does through every
-// API (Get, GetEntity, merges over it), so both are handed over as plain.
+// default column alone reads as a plain value does through Get and
+// GetEntity, so both are handed over as plain, unless the caller merges onto
+// it (its operator is told a plain base from an entity): then the iterator
+// replays it with its type.
 Status HybridTableReader::Probe(const ReadOptions& read_options,
                                 const Slice& key, GetContext* get_context,
                                 const SliceTransform* prefix_extractor,
@@ -256,6 +246,13 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   }
   const Slice value = columns[0].value();
   if (!is_blob_index) {
+    // A plain value and an entity of the default column alone read alike,
+    // except as the base of a merge: the merge operator is told which it is.
+    // The probe cannot tell them apart, the iterator can.
+    if (get_context->State() == GetContext::kMerge) {
+      result->outcome = ProbeResult::kIterator;
+      return Status::OK();
+    }
     return Save(key, found_seq, kTypeValue, value, get_context, result);
   }
   if (MayBeMediumPointer(value) && PeekMediumPointer(value, &result->pointer)) {

@@ -115,6 +115,7 @@ class HybridTableReader : public TableReader {
 
   // Whether this table may hold pointers (TableMediumValues).
   bool has_medium_refs() const { return values_.has_medium_refs(); }
+  bool medium_refs_known() const { return values_.refs_known(); }
   // TableMediumValues::HoldMediumFiles, for this table.
   Status HoldMediumFiles(const std::string& sst_path) {
     return values_.HoldMediumFiles(sst_path);

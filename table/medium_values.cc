@@ -11,10 +11,9 @@ TableMediumValues::TableMediumValues(MediumReadContext context,
     : context_(std::move(context)),
       written_here_(props != nullptr &&
                     props->db_session_id == context_.session_id) {
-  bool known = false;
-  has_medium_refs_ = props == nullptr ||
-                     !GetMediumRefs(*props, &refs_, &known).ok() || !known ||
-                     !refs_.empty();
+  refs_known_ = props != nullptr &&
+                GetMediumRefs(*props, &refs_, &refs_known_).ok() && refs_known_;
+  has_medium_refs_ = !refs_known_ || !refs_.empty();
 }
 
 Status TableMediumValues::GetMediumFile(

@@ -99,6 +99,9 @@ class TableMediumValues {
   // False when the table's properties say it points into no medium file: its
   // reads need none of this.
   bool has_medium_refs() const { return has_medium_refs_; }
+  // False when the table's properties do not say what it references (an SST
+  // written without HybridKV, perhaps from a DB that was HybridKV's).
+  bool refs_known() const { return refs_known_; }
   Status GetMediumFile(const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file);
   // Counts a value resolved, and the `reads` requests of `bytes_read` bytes
@@ -119,6 +122,7 @@ class TableMediumValues {
 
   const MediumReadContext context_;
   bool has_medium_refs_ = false;
+  bool refs_known_ = false;
   // The DB session that opens the table wrote it (its properties say so).
   bool written_here_ = false;
   MediumRefs refs_;  // from the table properties, when known

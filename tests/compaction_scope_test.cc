@@ -1,69 +1,63 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// CompactionScope (table/compaction_scope.h): the pointers a compaction has
-// verified already.
+// CompactionScope (table/compaction_scope.h): what one compaction's input
+// iterators and output builders share on its thread.
 #include "plugin/hybridkv/table/compaction_scope.h"
 
 #include <gtest/gtest.h>
 
-#include <string>
-
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include <thread>
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// The table a compaction's output builder consults instead of a second MAC
-// finds only the exact (user key, pointer) bytes that were noted, and hands
-// back the pointer decoded. A pointer whose slot another one took, or whose
-// key is too long to note, is not found: the builder then checks its MAC.
-TEST(CompactionScopeTest, FindsOnlyTheExactPointerNoted) {
-  const SipKey secret{0x1234, 0x5678};
-  auto pointer_at = [&](uint64_t offset, const std::string& key,
-                        std::string* encoded) {
-    MediumPointer p;
-    p.file_number = 7;
-    p.handle.offset = offset;
-    p.handle.size = 50;
-    encoded->clear();
-    EncodeMediumPointer(secret, p, key, encoded);
-    return p;
+MediumRefs RefsOf(uint64_t number, uint64_t offset, uint64_t size) {
+  MediumRefs refs;
+  refs[number].AddRecord(offset, size);
+  return refs;
+}
+
+// The inputs opened on one thread share one scope, whose runs are the union
+// of theirs: a merge-level read of a record extends to the end of its run.
+TEST(CompactionScopeTest, InputsOfOneThreadShareTheirRuns) {
+  auto first = CompactionScope::Enter(RefsOf(7, 100, 50));
+  auto second = CompactionScope::Enter(RefsOf(7, 150, 30));
+  ASSERT_EQ(first, second);
+  EXPECT_EQ(CompactionScope::Current(), first);
+  EXPECT_EQ(first->FileCount(), 1u);
+  EXPECT_EQ(first->RunEnd(7, 120), 180u);  // the two records make one run
+  EXPECT_EQ(first->RunEnd(7, 99), 0u);     // before any run
+  EXPECT_EQ(first->RunEnd(8, 120), 0u);    // a file no input points into
+}
+
+// Another thread (another subcompaction) has its own scope, and the scope
+// ends with the last of its users.
+TEST(CompactionScopeTest, ScopesArePerThreadAndEndWithTheirUsers) {
+  auto mine = CompactionScope::Enter(RefsOf(1, 0, 10));
+  std::shared_ptr<CompactionScope> theirs;
+  std::thread other(
+      [&]() { theirs = CompactionScope::Enter(RefsOf(2, 0, 10)); });
+  other.join();
+  EXPECT_NE(mine, theirs);
+  EXPECT_EQ(theirs->RunEnd(1, 5), 0u);
+  mine.reset();
+  EXPECT_EQ(CompactionScope::Current(), nullptr);
+}
+
+// One merge reader serves every output of the compaction.
+TEST(CompactionScopeTest, MergeReaderIsMadeOnce) {
+  auto scope = CompactionScope::Enter(RefsOf(3, 0, 10));
+  int made = 0;
+  auto make = [&]() {
+    made++;
+    return std::make_shared<MediumReadahead>(MediumReadahead::FileProvider(),
+                                             4096, 4096, 4096, scope.get());
   };
-  CompactionScope scope;
-  std::string a;
-  const MediumPointer pa = pointer_at(100, "key-a", &a);
-  scope.NoteVerified("key-a", a, pa);
-  MediumPointer out;
-  ASSERT_TRUE(scope.WasVerified("key-a", a, &out));
-  EXPECT_EQ(out.file_number, 7u);
-  EXPECT_EQ(out.handle.offset, 100u);
-  EXPECT_EQ(out.handle.size, 50u);
-  EXPECT_FALSE(scope.WasVerified("key-b", a, &out));  // another key's value
-  std::string damaged = a;
-  damaged[2] ^= 1;
-  EXPECT_FALSE(scope.WasVerified("key-a", damaged, &out));
-
-  // Some other pointer takes a's slot; from then on only it is found.
-  bool evicted = false;
-  for (uint64_t offset = 200;
-       offset < 200 + 100 * CompactionScope::kSlots && !evicted; ++offset) {
-    std::string c;
-    const MediumPointer pc = pointer_at(offset, "key-c", &c);
-    scope.NoteVerified("key-c", c, pc);
-    if (!scope.WasVerified("key-a", a, &out)) {
-      evicted = true;
-      ASSERT_TRUE(scope.WasVerified("key-c", c, &out));
-      EXPECT_EQ(out.handle.offset, offset);
-    }
-  }
-  EXPECT_TRUE(evicted);
-
-  const std::string long_key(65, 'k');
-  std::string l;
-  const MediumPointer pl = pointer_at(300, long_key, &l);
-  scope.NoteVerified(long_key, l, pl);
-  EXPECT_FALSE(scope.WasVerified(long_key, l, &out));
+  auto first = scope->MergeReader(make);
+  auto second = scope->MergeReader(make);
+  EXPECT_EQ(made, 1);
+  EXPECT_EQ(first, second);
 }
 
 }  // namespace

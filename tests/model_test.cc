@@ -4,7 +4,8 @@
 // same random operations, and every read is compared.
 //
 // - Writes: Put across the small, medium and large classes (and values that
-//   change class, and values that imitate medium pointers), Delete,
+//   change class, values that imitate medium pointers, and a key's own stored
+//   pointer bytes as a TablePropertiesCollector sees them), Delete,
 //   SingleDelete, DeleteRange, Merge (string append, through the wrapped merge
 //   operator), atomic WriteBatches.
 // - Reads: Get, MultiGet, iterators forward and backward with bounds and
@@ -25,6 +26,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -41,6 +43,7 @@
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/slice_transform.h"
+#include "rocksdb/table_properties.h"
 #include "rocksdb/write_batch.h"
 #include "test_util.h"
 #include "utilities/merge_operators.h"
@@ -93,6 +96,64 @@ std::string SdKey(uint64_t i) {
   snprintf(buf, sizeof(buf), "sdk%08llu", static_cast<unsigned long long>(i));
   return buf;
 }
+
+// Records the stored pointer bytes (kTypeBlobIndex with the pointer tag) of
+// every key the DB's flushes and compactions write, as any user's collector
+// may: the model then Puts a key's own stored pointer as its value.
+class StoredPointers {
+ public:
+  void Note(const Slice& key, const Slice& value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_[key.ToString()] = value.ToString();
+  }
+  bool Find(const std::string& key, std::string* stored) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = seen_.find(key);
+    if (it == seen_.end()) return false;
+    *stored = it->second;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::string> seen_;
+};
+
+class StoredPointerCollectorFactory : public TablePropertiesCollectorFactory {
+ public:
+  explicit StoredPointerCollectorFactory(std::shared_ptr<StoredPointers> seen)
+      : seen_(std::move(seen)) {}
+  const char* Name() const override { return "StoredPointerCollector"; }
+  TablePropertiesCollector* CreateTablePropertiesCollector(
+      TablePropertiesCollectorFactory::Context /*context*/) override {
+    return new Collector(seen_);
+  }
+
+ private:
+  class Collector : public TablePropertiesCollector {
+   public:
+    explicit Collector(std::shared_ptr<StoredPointers> seen)
+        : seen_(std::move(seen)) {}
+    const char* Name() const override { return "StoredPointerCollector"; }
+    Status AddUserKey(const Slice& key, const Slice& value, EntryType type,
+                      SequenceNumber /*seq*/, uint64_t /*file_size*/) override {
+      if (type == kEntryBlobIndex && MayBeMediumPointer(value)) {
+        seen_->Note(key, value);
+      }
+      return Status::OK();
+    }
+    Status Finish(UserCollectedProperties* /*properties*/) override {
+      return Status::OK();
+    }
+    UserCollectedProperties GetReadableProperties() const override {
+      return {};
+    }
+
+   private:
+    std::shared_ptr<StoredPointers> seen_;
+  };
+  std::shared_ptr<StoredPointers> seen_;
+};
 
 class ModelRun {
  public:
@@ -153,6 +214,8 @@ class ModelRun {
     if (config_.prefix) {
       options.prefix_extractor.reset(NewFixedPrefixTransform(10));
     }
+    options.table_properties_collector_factories.push_back(
+        std::make_shared<StoredPointerCollectorFactory>(stored_pointers_));
     return options;
   }
 
@@ -197,9 +260,15 @@ class ModelRun {
   std::string PickMainKey() { return MainKey(Uniform(kMainKeys)); }
 
   // A value of a random class, unique to this write. Some imitate a medium
-  // pointer: the right tag and shape, a MAC under a guessed secret.
+  // pointer: the right tag and shape, a MAC under a guessed secret; others
+  // are the key's own stored pointer, as a collector saw it, which must read
+  // back as those bytes.
   std::string NewValue(const std::string& key) {
     const uint64_t pick = Uniform(100);
+    std::string stored;
+    if (pick < 2 && stored_pointers_->Find(key, &stored)) {
+      return stored;
+    }
     if (pick < 3) {
       MediumPointer p;
       p.file_number = 1 + Uniform(64);
@@ -617,7 +686,6 @@ class ModelRun {
     return out;
   }
 
-
   void FinalCheck() {
     for (const auto& snap : snapshots_) {
       CheckScan(snap.first, snap.second);
@@ -713,6 +781,8 @@ class ModelRun {
   std::unique_ptr<DB> db_;
   Model model_;
   std::vector<std::pair<const Snapshot*, Model>> snapshots_;
+  const std::shared_ptr<StoredPointers> stored_pointers_ =
+      std::make_shared<StoredPointers>();
   // Seek with prefix_same_as_start, then Next to the end of the prefix.
   void DoPrefixScan(const Snapshot* snap, const Model& model) {
     ReadOptions ro = At(snap);

@@ -100,17 +100,6 @@ Status WriteWithNewKey(const std::shared_ptr<FileSystem>& fs,
 
 }  // namespace
 
-std::vector<KnownDbSecret> KnownDbSecrets() {
-  std::vector<KnownDbSecret> out;
-  ForEachDbState([&](const std::string& dir, DbState* state) {
-    std::lock_guard<std::mutex> lock(state->secrets_mu);
-    for (const auto& [db_id, secret] : state->secrets) {
-      out.push_back({dir, db_id, secret});
-    }
-  });
-  return out;
-}
-
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
                    const std::string& dir, const std::string& db_id,
                    bool create, SipKey* secret) {

@@ -42,13 +42,5 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
                    const std::string& dir, const std::string& db_id,
                    bool create, SipKey* secret);
 
-// Every secret this process has loaded, with its DB's directory and id.
-struct KnownDbSecret {
-  std::string dir;
-  std::string db_id;
-  SipKey secret;
-};
-std::vector<KnownDbSecret> KnownDbSecrets();
-
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

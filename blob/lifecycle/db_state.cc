@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,29 +65,33 @@ Registry& GetRegistry() {
 
 }  // namespace
 
+std::string CanonicalDbDir(const std::string& dir) {
+  // The real path of the part that exists and the rest normalized: the same
+  // before and after the directory is created.
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::weakly_canonical(
+      std::filesystem::absolute(dir, error), error);
+  if (error) {
+    path = std::filesystem::path(dir).lexically_normal();
+  }
+  std::string out = path.string();
+  while (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  return out;
+}
+
 DbState* DbStateFor(const std::string& dir) {
+  const std::string key = CanonicalDbDir(dir);
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
-  auto& slot = registry.states[dir];
+  auto& slot = registry.states[key];
   if (slot == nullptr) {
+    // Files are named as the first caller spells the directory: the DB's
+    // file system may not know the local file system's real path.
     slot = std::make_unique<DbState>(dir);
   }
   return slot.get();
-}
-
-void ForEachDbState(
-    const std::function<void(const std::string& dir, DbState* state)>& visit) {
-  std::vector<std::pair<std::string, DbState*>> states;
-  {
-    Registry& registry = GetRegistry();
-    std::lock_guard<std::mutex> lock(registry.mu);
-    for (const auto& [dir, state] : registry.states) {
-      states.emplace_back(dir, state.get());
-    }
-  }
-  for (const auto& [dir, state] : states) {
-    visit(dir, state);
-  }
 }
 
 }  // namespace hybridkv

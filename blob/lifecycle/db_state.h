@@ -4,8 +4,7 @@
 // goes: the per-DB state (this header), the medium-file tracker that counts
 // references and frees dead runs (medium_lifecycle.h; builders see it as a
 // BuildRegistry, build_registry.h), the DB secret that keys pointer MACs
-// (db_secret.h), and pointer resolution outside a table reader
-// (pointer_resolver.h). RocksDB's events reach the tracker through
+// (db_secret.h). RocksDB's events reach the tracker through
 // HybridKVListener, in plugin/.
 //
 // May depend on: blob/medium/, blob/io/, RocksDB. Not on table/ or plugin/.
@@ -15,8 +14,8 @@
 // Everything HybridKV keeps per DB, in one object per DB directory (the
 // directory of its SSTs and medium files), process-wide: the counters that
 // GetStatistics reports, the open medium files, the DB secret, scan
-// prefetch's blob readers, and the medium-file tracker. Builders, readers, the
-// listener and pointer resolution all reach a DB's state through DbStateFor.
+// prefetch's blob readers, and the medium-file tracker. Builders, readers and
+// the listener reach a DB's state through DbStateFor.
 // Table builders see the tracker only as a BuildRegistry; the rest of it
 // (medium_lifecycle.h) is for the listener and statistics.
 #pragma once
@@ -126,12 +125,13 @@ class DbState {
 };
 
 // The state of the DB whose SSTs live in `dir`. Never null; lives for the
-// process.
+// process. Every spelling of one directory ("db", "./db/", a symlink to it)
+// names one state, so that all DB sessions of one DB in the process (a
+// primary, read-only instances, secondaries) see each other's holds.
 DbState* DbStateFor(const std::string& dir);
 
-// Calls `visit` for every DB state of the process.
-void ForEachDbState(
-    const std::function<void(const std::string& dir, DbState* state)>& visit);
+// The absolute, symlink-free spelling of `dir` that DbStateFor keys by.
+std::string CanonicalDbDir(const std::string& dir);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
