@@ -1,11 +1,15 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
 
+#include "db/column_family.h"
+#include "db/db_impl/db_impl.h"
+#include "db/version_set.h"
 #include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/blobdb/blob_gc_policy.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "util/cast_util.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -40,12 +44,37 @@ void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
   ApplyBlobGcPolicy(db, info.cf_id);
 }
 
-void HybridKVListener::OnCompactionBegin(DB* /*db*/,
+namespace {
+
+// Whether column family `cf_id` of `db` still writes HybridTable SSTs: table
+// factory is a mutable option, and SetOptions checks nothing of ours.
+bool WritesHybridTables(DB* db, uint32_t cf_id) {
+  if (db == nullptr) {
+    return true;  // a unit test's event, with no DB behind it
+  }
+  // Listener callbacks get RocksDB's DBImpl itself (never a StackableDB).
+  auto* impl = static_cast_with_check<DBImpl>(db);
+  InstrumentedMutexLock lock(impl->mutex());
+  ColumnFamilyData* cfd =
+      impl->GetVersionSet()->GetColumnFamilySet()->GetColumnFamily(cf_id);
+  // The SuperVersion's options are the latest SetOptions installed.
+  return cfd == nullptr || cfd->GetSuperVersion() == nullptr ||
+         cfd->GetSuperVersion()->mutable_cf_options.table_factory->IsInstanceOf(
+             kHybridTableId);
+}
+
+}  // namespace
+
+void HybridKVListener::OnCompactionBegin(DB* db,
                                          const CompactionJobInfo& info) {
   if (info.input_files.empty()) {
     return;
   }
   DbState* state = DbStateFor(DirName(info.input_files.front()));
+  // Before the compaction opens its input iterators, which refuse to hand
+  // pointers to another table format's builder.
+  state->NoteForeignTableFactory(info.cf_id,
+                                 !WritesHybridTables(db, info.cf_id));
   if (info.compaction_reason == CompactionReason::kChangeTemperature) {
     state->tracker().Reseed();
   }

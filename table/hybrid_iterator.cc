@@ -119,6 +119,18 @@ void HybridIterator::Update() {
     // again. Block checksums guard their bytes.
     const Slice mac_key = MacKey();
     if (!mac_checked_) {
+      const MediumReadContext& context = table_->context();
+      if (context.state->HasForeignTableFactory(context.column_family_id)) {
+        status_ = Status::NotSupported(
+            "HybridKV: the table factory of column family #" +
+            std::to_string(context.column_family_id) +
+            " is no longer HybridTable (SetOptions changed it) while its SSTs "
+            "hold medium pointers, which another table format would write as "
+            "values; the compaction is refused. Set table_factory back to "
+            "HybridTable with SetOptions and call DB::Resume(); to leave "
+            "HybridKV, use hybridkv::ConvertToStockDB.");
+        return;
+      }
       // The secret is looked up at the first pointer, not before: a table
       // written without HybridKV (imported from a stock DB) names no
       // references but holds no pointer either.

@@ -479,6 +479,7 @@ Status HybridTableFactory::NewTableReader(
   state->tracker().SetFileSystemIfUnset(fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
+    context.column_family_id = props->column_family_id;
     if (options_.scan_prefetch) {
       context.scan_prefetch_max = options_.scan_prefetch_max;
       // BlobDB's blob cache keys carry the id of the DB that wrote the SST,

@@ -36,10 +36,11 @@ struct MediumReadContext {
   std::string
       db_id;  // from the table's properties; finds the secret for compactions
   std::shared_ptr<Cache>
-      block_cache;               // the inner table's; null when it has none
-  DbState* state = nullptr;      // the DB's counters and open medium files
-  std::string session_id;        // of the DB session that opened the table
-  SystemClock* clock = nullptr;  // for ReadOptions::deadline
+      block_cache;                // the inner table's; null when it has none
+  DbState* state = nullptr;       // the DB's counters and open medium files
+  uint32_t column_family_id = 0;  // from the table's properties
+  std::string session_id;         // of the DB session that opened the table
+  SystemClock* clock = nullptr;   // for ReadOptions::deadline
   // User scans warm BlobDB's values up to this many entries ahead
   // (ScanPrefetcher); 0: off.
   size_t scan_prefetch_max = 0;

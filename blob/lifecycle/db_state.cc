@@ -49,6 +49,20 @@ DbState::DbState(const std::string& dir)
 
 DbState::~DbState() = default;
 
+void DbState::NoteForeignTableFactory(uint32_t cf, bool foreign) {
+  std::lock_guard<std::mutex> lock(foreign_mu_);
+  if (foreign) {
+    foreign_table_factory_.insert(cf);
+  } else {
+    foreign_table_factory_.erase(cf);
+  }
+}
+
+bool DbState::HasForeignTableFactory(uint32_t cf) {
+  std::lock_guard<std::mutex> lock(foreign_mu_);
+  return foreign_table_factory_.count(cf) != 0;
+}
+
 BuildRegistry& DbState::builds() { return *tracker_; }
 
 namespace {

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "plugin/hybridkv/blob/io/read_ahead_trial.h"
@@ -115,12 +116,21 @@ class DbState {
   std::mutex secrets_mu;
   std::map<std::string, SipKey> secrets;
 
+  // Column families whose table factory SetOptions changed away from
+  // HybridTable: their compactions must not hand pointers to a builder that
+  // would write them as values (HybridKVListener notes it as each compaction
+  // begins; compaction input iterators refuse).
+  void NoteForeignTableFactory(uint32_t cf, bool foreign);
+  bool HasForeignTableFactory(uint32_t cf);
+
   // Scan prefetch's blob readers, one per column family and DB session
   // (blob/blobdb/blob_cache_warmer.h), under blob_warmers_mu.
   std::mutex blob_warmers_mu;
   std::map<std::string, std::weak_ptr<BlobCacheWarmer>> blob_warmers;
 
  private:
+  std::mutex foreign_mu_;
+  std::set<uint32_t> foreign_table_factory_;
   const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
 };
 
