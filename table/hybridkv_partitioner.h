@@ -30,8 +30,8 @@ namespace hybridkv {
 // at 1.06x its throughput (-1: 1.72x). A deeper LSM keeps most of the saving
 // either way (24M records, multiplier 4, base L1-L2: writes 0.55x in-place
 // against 0.45x), while -1 leaves half its entries as pointers above the last
-// level, which Gets read twice (Run A 0.75x in-place; -2 0.92x).
-// bench/results/issue33-cloud-final and issue33-s32-deep-interleaved.
+// level, which Gets read twice (Run A 0.75x in-place; -2 0.92x). See
+// docs/measurements.md.
 inline int ResolveMergeLevel(int merge_level, int deepest_level,
                              int base_level) {
   if (merge_level == kAutoMergeLevel) {

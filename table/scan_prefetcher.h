@@ -69,8 +69,7 @@ namespace hybridkv {
 // next scan there. Each window is a round trip to the device that the scan
 // waits for, and a scan crosses one table per level, so long scans that start
 // small wait many times; scans of a few entries that start large read values
-// they never yield. Measured (bench/results/issue12-first-window, YCSB Run E,
-// scans of 1..100 entries), against a first window of 2: 7-18% more scans per
+// they never yield. Measured (YCSB Run E, scans of 1..100 entries), against a first window of 2: 7-18% more scans per
 // second at less CPU, as fast as a fixed 16 with a third to two fifths of its
 // reads of values past the scans' ends.
 //
@@ -99,7 +98,7 @@ class ScanLengthHint {
 class ScanPrefetcher {
  public:
   static constexpr size_t kMinWindow = 2;
-  // Measured (bench/results/issue12-overlap): starting windows at the seek
+  // Measured on YCSB Run E: starting windows at the seek
   // for tables whose scans took 2 or 4 entries read more values the scans
   // never yield and gained nothing; from 8, 8% more scans per second.
   static constexpr size_t kEagerMinEntries = 8;

@@ -8,7 +8,7 @@
 // so every relocated byte is read and written again for nothing, and a file
 // relocated in part is kept whole until its last blob moves: at 6M records of
 // mix MD, Load A, GC cost HybridKV 5% more writes, 53% more reads and 10% more
-// space (bench/results/issue10-blob-gc-policy).
+// space (docs/measurements.md).
 //
 // So HybridKV switches the column family's enable_blob_garbage_collection
 // (DB::SetOptions) by the garbage in exactly the files GC would relocate: on

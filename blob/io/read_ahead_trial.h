@@ -9,14 +9,14 @@
 // read's wait and, on a CPU-bound machine, less CPU per read, so values read
 // past where the scan stops are cheap: uncapped on the 2-core VM, Run E ran
 // 1.64x stock BlobDB's scans/s with blobs read ahead
-// (bench/results/issue33-local-final). Where the device or its throttle holds
+// (docs/measurements.md). Where the device or its throttle holds
 // reads to a budget, overlap gains nothing and every blob read past the
 // scan's end is a request taken from the budget. Telling the two apart by
 // timing batches against single reads (this class's predecessor) failed on a
 // busy disk: at 3,000 IOPS the ratio of the two averages swung from 0.35 to
 // 9.9 within one run of 10,000 scans, as flush and compaction I/O shared the
 // budget, and scans read blobs ahead in most windows
-// (bench/results/issue33-prepopulate).
+// (docs/measurements.md).
 //
 // How: what is wanted is scan throughput, so that is what is measured. Each
 // table's part of a scan is timed from its seek to its end, with the entries
@@ -31,8 +31,8 @@
 // the device, cache and compactions. Trials of whole epochs, one way after
 // the other, could not tell them apart: at 3,000 IOPS an epoch's rate moved
 // 3.5x from one epoch to the next while the ways differ by a few percent,
-// and single trials' gains ran from 0.48 to 1.65 (bench/results/
-// issue33-trial-backoff). The other epochs run the way the trials favour.
+// and single trials' gains ran from 0.48 to 1.65 (docs/measurements.md).
+// The other epochs run the way the trials favour.
 // Shared by a DB's scans under a mutex taken once per table per scan.
 //
 // Trials still carry each scan's own noise (its length, its cache misses),
@@ -49,7 +49,7 @@
 // windows; with 1.2, 9.05 blob reads per scan against 8.99 when never reading
 // ahead. Uncapped on the 2-core VM the verdict stays at the clamp (1.48x;
 // the old epoch trials measured 1.75x there), far above the margin
-// (bench/results/issue33-interleaved-trial). The clamp bounds how long a
+// (docs/measurements.md). The clamp bounds how long a
 // change of device takes to turn the verdict: five to seven trials either
 // way between 1.5x faster and 10% slower.
 #pragma once

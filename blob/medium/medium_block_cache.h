@@ -23,9 +23,8 @@ namespace hybridkv {
 // cold point read costs one block read either way (direct I/O reads whole
 // aligned blocks, buffered I/O one page), and the block brings the record's
 // key-order neighbours with it. Cached value by value, every first read of a
-// key was a device read of its own. Measured (scripts/ab, small MD run,
-// bench/results/issue11-medium-blocks), Run C: read requests per Get 0.38 ->
-// 0.31 and throughput 25131 -> 31509 ops/s; Run B, D and A gained 11-25%.
+// key was a device read of its own, and point reads made about a fifth more
+// device requests (docs/measurements.md).
 //
 // A cached block holds bytes as read (or as written, see Prepopulate), holes
 // included: records that no SST points to may since have been punched out,

@@ -82,16 +82,14 @@ struct HybridTableOptions {
   bool scan_prefetch = true;
   // The most entries a scan looks ahead in one step. After a seek the window
   // starts at the entries recent scans took from the table (at least 2) and
-  // doubles each time the scan reaches its end. 16, not more: in Run E, caps
-  // of 32 and 64 read 10-20% more values that no scan yielded, for no more
-  // throughput (bench/results/issue12-first-window).
+  // doubles each time the scan reaches its end. 16, not more: larger caps
+  // read values that no scan yields, for no more throughput.
   uint32_t scan_prefetch_max = 16;
   // A flush puts the medium values it writes into the block cache, as
   // RocksDB's prepopulate_blob_cache=kFlushOnly does for blobs: for workloads
   // that read what they just wrote. Needs a block cache. Blocks cached by one
   // DB session are not found by the next (blob/medium/medium_block_cache.h).
-  // Off, as RocksDB's is: measured on YCSB A-E at 3,000 IOPS it saved at most
-  // 0.002 medium reads per op (bench/results/issue33-prepopulate).
+  // Off, as RocksDB's is: on YCSB A-E it saves almost no medium reads.
   bool prepopulate_medium_cache = false;
   // Above 0, HybridKV switches the column family's
   // enable_blob_garbage_collection itself (DB::SetOptions, after each flush
@@ -134,7 +132,7 @@ struct HybridOptions {
   // in file order (blob files are written in key order, and so are read by a
   // compaction). Measured at 2M records of mix MD: read requests per insert
   // 0.05-0.07 -> 0.001, CPU per insert 10-28% lower, for stock BlobDB as for
-  // HybridKV (bench/results/issue11-blob-gc-readahead).
+  // HybridKV (docs/measurements.md).
   uint64_t blob_compaction_readahead_size = 2 << 20;
 };
 
