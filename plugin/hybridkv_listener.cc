@@ -9,6 +9,7 @@
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "plugin/hybridkv/table/compaction_pointer.h"
 #include "util/cast_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -46,21 +47,29 @@ void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
 
 namespace {
 
-// Whether column family `cf_id` of `db` still writes HybridTable SSTs: table
-// factory is a mutable option, and SetOptions checks nothing of ours.
-bool WritesHybridTables(DB* db, uint32_t cf_id) {
+// Whether the compactions of column family `cf_id` of `db` must resolve
+// pointers: its options, which SetOptions may have changed without asking
+// HybridKV, would lose them. Another table factory's builder would write them
+// as values; BlobDB would move them into blob files (RocksDB's compaction
+// extracts every value of min_blob_size bytes or more before the output table
+// sees it). Resolved, values go where stock RocksDB puts them.
+bool CompactionsMustResolve(DB* db, uint32_t cf_id) {
   if (db == nullptr) {
-    return true;  // a unit test's event, with no DB behind it
+    return false;  // a unit test's event, with no DB behind it
   }
   // Listener callbacks get RocksDB's DBImpl itself (never a StackableDB).
   auto* impl = static_cast_with_check<DBImpl>(db);
   InstrumentedMutexLock lock(impl->mutex());
   ColumnFamilyData* cfd =
       impl->GetVersionSet()->GetColumnFamilySet()->GetColumnFamily(cf_id);
+  if (cfd == nullptr || cfd->GetSuperVersion() == nullptr) {
+    return false;
+  }
   // The SuperVersion's options are the latest SetOptions installed.
-  return cfd == nullptr || cfd->GetSuperVersion() == nullptr ||
-         cfd->GetSuperVersion()->mutable_cf_options.table_factory->IsInstanceOf(
-             kHybridTableId);
+  const MutableCFOptions& options = cfd->GetSuperVersion()->mutable_cf_options;
+  return !options.table_factory->IsInstanceOf(kHybridTableId) ||
+         (options.enable_blob_files &&
+          options.min_blob_size <= kMaxCompactionPointerSize);
 }
 
 }  // namespace
@@ -71,10 +80,9 @@ void HybridKVListener::OnCompactionBegin(DB* db,
     return;
   }
   DbState* state = DbStateFor(DirName(info.input_files.front()));
-  // Before the compaction opens its input iterators, which refuse to hand
-  // pointers to another table format's builder.
-  state->NoteForeignTableFactory(info.cf_id,
-                                 !WritesHybridTables(db, info.cf_id));
+  // Before the compaction opens its input iterators.
+  state->NoteCompactionsResolvePointers(info.cf_id,
+                                        CompactionsMustResolve(db, info.cf_id));
   if (info.compaction_reason == CompactionReason::kChangeTemperature) {
     state->tracker().Reseed();
   }

@@ -34,14 +34,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
   if (scan && mode == Mode::kResolve && !read.block_cache_only() &&
       !warm_medium_ &&
       !(read.fill_cache() && table->context().block_cache != nullptr)) {
-    // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
-    // KiB.
-    readahead_.reset(new MediumReadahead(
-        [table](const IOOptions& io, uint64_t number,
-                std::shared_ptr<MediumFileReader>* file) {
-          return table->GetMediumFile(io, number, file);
-        },
-        8 << 10, 256 << 10, /*buffer_budget=*/8 << 20));
+    MakeReadahead();
   }
 }
 
@@ -120,15 +113,9 @@ void HybridIterator::Update() {
     const Slice mac_key = MacKey();
     if (!mac_checked_) {
       const MediumReadContext& context = table_->context();
-      if (context.state->HasForeignTableFactory(context.column_family_id)) {
-        status_ = Status::NotSupported(
-            "HybridKV: the table factory of column family #" +
-            std::to_string(context.column_family_id) +
-            " is no longer HybridTable (SetOptions changed it) while its SSTs "
-            "hold medium pointers, which another table format would write as "
-            "values; the compaction is refused. Set table_factory back to "
-            "HybridTable with SetOptions and call DB::Resume(); to leave "
-            "HybridKV, use hybridkv::ConvertToStockDB.");
+      if (context.state->CompactionsResolvePointers(context.column_family_id)) {
+        ResolveFromNowOn();
+        if (!allow_unprepared_value_) Resolve();
         return;
       }
       // The secret is looked up at the first pointer, not before: a table
@@ -159,6 +146,22 @@ void HybridIterator::Update() {
   } else if (!allow_unprepared_value_) {
     Resolve();
   }
+}
+
+void HybridIterator::ResolveFromNowOn() {
+  mode_ = Mode::kResolve;
+  MakeReadahead();
+}
+
+void HybridIterator::MakeReadahead() {
+  // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
+  // KiB.
+  readahead_.reset(new MediumReadahead(
+      [table = table_](const IOOptions& io, uint64_t number,
+                       std::shared_ptr<MediumFileReader>* file) {
+        return table->GetMediumFile(io, number, file);
+      },
+      8 << 10, 256 << 10, /*buffer_budget=*/8 << 20));
 }
 
 bool HybridIterator::Resolve() {

@@ -138,6 +138,10 @@ class HybridIterator : public InternalIterator {
   // Before a move: keeps the current resolved value alive for a pinning caller.
   void ReleaseValue();
   bool Resolve();
+  // A compaction whose output would not keep pointers (the table factory was
+  // replaced, or BlobDB would take them) gets values instead.
+  void ResolveFromNowOn();
+  void MakeReadahead();
   Slice MacKey() const;
   void ReleaseKey();
   const std::string& RewrittenKey() const {
@@ -146,7 +150,7 @@ class HybridIterator : public InternalIterator {
 
   InternalIterator* const inner_;
   const bool inner_in_arena_;
-  const Mode mode_;
+  Mode mode_;  // kPointer turns kResolve for good (ResolveFromNowOn)
   TableMediumValues* const table_;
   const bool allow_unprepared_value_;
   const MediumReadOptions read_;

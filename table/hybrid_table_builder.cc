@@ -123,9 +123,35 @@ HybridTableBuilder::HybridTableBuilder(
   if (mode_ == Mode::kExtract) {
     status_ = GetDbSecret(fs_, dir_, tbo.db_id, /*create=*/true, &secret_);
   }
+  if (mode_ != Mode::kExtract && status_.ok()) {
+    status_ = CheckBlobThreshold(tbo);
+  }
   if (mode_ == Mode::kInline) {
     OpenMergeReader(tbo);
   }
+}
+
+// RocksDB's compaction moves every value of min_blob_size bytes or more into
+// a blob file before the output table sees it: a compaction pointer moved so
+// would lose its medium value. When SetOptions lowers min_blob_size that far,
+// HybridKVListener has the compaction's inputs resolve pointers to values
+// instead, as the compaction begins. Only a compaction picked with the low
+// value and begun after SetOptions raised it again slips past that; it is
+// refused here, before its first output.
+Status HybridTableBuilder::CheckBlobThreshold(const TableBuilderOptions& tbo) {
+  const MutableCFOptions& o = tbo.moptions;
+  if (!o.enable_blob_files || o.min_blob_size > kMaxCompactionPointerSize ||
+      tbo.level_at_creation < o.blob_file_starting_level ||
+      state_->CompactionsResolvePointers(tbo.column_family_id)) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      "HybridKV: a compaction of column family '" + tbo.column_family_name +
+      "' began with min_blob_size=" + std::to_string(o.min_blob_size) +
+      ", at which BlobDB would take the medium pointers it carries, and is "
+      "refused before writing anything: SetOptions changed min_blob_size "
+      "while it was being picked. Reopen the DB; compactions then follow the "
+      "current min_blob_size.");
 }
 
 HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(

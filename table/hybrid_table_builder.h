@@ -96,6 +96,8 @@ class HybridTableBuilder : public TableBuilder {
   // The merge level this build resolves, passed on to the partitioner and
   // logged when that changes it.
   int ResolveMergeLevelNow(const TableBuilderOptions& tbo);
+  // Compactions: refuses a min_blob_size at which BlobDB would take pointers.
+  Status CheckBlobThreshold(const TableBuilderOptions& tbo);
   // kInline: the reader of the medium records this build writes back inline.
   void OpenMergeReader(const TableBuilderOptions& tbo);
   // Adds `key` with its value type replaced by `type`.

@@ -535,13 +535,13 @@ TableBuilder* HybridTableFactory::NewTableBuilder(
 // DB::Open. CreateColumnFamily and SetOptions check RocksDB's own rules only,
 // so a column family created or changed since could hand medium pointers to
 // an unwrapped merge operator or compaction filter, which would write what
-// they make of the pointer bytes as the value, and SetOptions may lower
-// min_blob_size until BlobDB takes the pointers compactions carry. Its flushes
-// and compactions are refused instead, with the reason: the DB stops writing,
-// and nothing wrong is written. The other placement checks are left to
-// DB::Open: they concern where values go, not what is written, and RocksDB's
-// sanitizing (FIFO's one level) would make them fail here where they passed
-// there.
+// they make of the pointer bytes as the value. Its flushes and compactions
+// are refused instead, with the reason: the DB stops writing, and nothing
+// wrong is written. The placement checks are left to DB::Open: they concern
+// where values go, not what is written, and RocksDB's sanitizing (FIFO's one
+// level) would make them fail here where they passed there. (A min_blob_size
+// that SetOptions lowers makes compactions resolve pointers instead:
+// HybridKVListener, HybridTableBuilder::ChooseMode.)
 Status HybridTableFactory::CheckBuilderOptions(
     const TableBuilderOptions& tbo) const {
   const DBOptions db_opts = BuildDBOptions(tbo.ioptions, MutableDBOptions());
@@ -551,7 +551,6 @@ Status HybridTableFactory::CheckBuilderOptions(
   UpdateColumnFamilyOptions(tbo.moptions, &cf_opts);
   Status s = ValidateSupported(db_opts, cf_opts);
   if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
-  if (s.ok()) s = ValidateLargeThreshold(options_, cf_opts);
   if (s.ok()) {
     return s;
   }
@@ -561,8 +560,8 @@ Status HybridTableFactory::CheckBuilderOptions(
           "': its options, as CreateColumnFamily or SetOptions left them, "
           "fail the check DB::Open makes",
       s.ToString() +
-          " Fix them (SetOptions, or drop and recreate the column family with "
-          "hybridkv::ConfigureOptions), then DB::Resume(), or reopen.");
+          " Reopen the DB with options that pass (drop and recreate a column "
+          "family created so with hybridkv::ConfigureOptions).");
 }
 
 std::unique_ptr<TableFactory> HybridTableFactory::Clone() const {

@@ -7,6 +7,7 @@
 //   HYBRIDKV_LONG=1   follow for HYBRIDKV_LONG_SECONDS (default 600), not 8 s
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,9 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
+    // The primary dies with the test: killed by a CTest timeout, the test
+    // would otherwise leave it writing copies until the disk is full.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     setenv("HYBRIDKV_CRASH_NO_BLOB", "1", 1);
     // In long runs, 1 MiB memtables and a flush, compaction or copy every
     // 0.5-0.6 s besides (see crash_child.cc): RocksDB's secondary replays
@@ -84,7 +88,15 @@ TEST(SecondaryTest, FollowsAPrimaryInAnotherProcessWithoutWrongValues) {
     }
     return n;
   };
+  const auto start_limit =
+      std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (acked() < 2000) {
+    if (std::chrono::steady_clock::now() > start_limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      FAIL() << "the primary acknowledged " << acked()
+             << " operations in 120 s";
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   Options options = crash::MakeOptions(-1);

@@ -49,18 +49,18 @@ DbState::DbState(const std::string& dir)
 
 DbState::~DbState() = default;
 
-void DbState::NoteForeignTableFactory(uint32_t cf, bool foreign) {
-  std::lock_guard<std::mutex> lock(foreign_mu_);
-  if (foreign) {
-    foreign_table_factory_.insert(cf);
+void DbState::NoteCompactionsResolvePointers(uint32_t cf, bool resolve) {
+  std::lock_guard<std::mutex> lock(resolving_mu_);
+  if (resolve) {
+    resolving_cfs_.insert(cf);
   } else {
-    foreign_table_factory_.erase(cf);
+    resolving_cfs_.erase(cf);
   }
 }
 
-bool DbState::HasForeignTableFactory(uint32_t cf) {
-  std::lock_guard<std::mutex> lock(foreign_mu_);
-  return foreign_table_factory_.count(cf) != 0;
+bool DbState::CompactionsResolvePointers(uint32_t cf) {
+  std::lock_guard<std::mutex> lock(resolving_mu_);
+  return resolving_cfs_.count(cf) != 0;
 }
 
 BuildRegistry& DbState::builds() { return *tracker_; }

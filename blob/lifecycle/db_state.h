@@ -116,12 +116,13 @@ class DbState {
   std::mutex secrets_mu;
   std::map<std::string, SipKey> secrets;
 
-  // Column families whose table factory SetOptions changed away from
-  // HybridTable: their compactions must not hand pointers to a builder that
-  // would write them as values (HybridKVListener notes it as each compaction
-  // begins; compaction input iterators refuse).
-  void NoteForeignTableFactory(uint32_t cf, bool foreign);
-  bool HasForeignTableFactory(uint32_t cf);
+  // Column families whose compactions must hand values, not pointers, to
+  // their output: SetOptions replaced the table factory, whose builder would
+  // write pointers as values, or lowered min_blob_size until BlobDB would
+  // take them. HybridKVListener notes it as each compaction begins, before
+  // its input iterators open.
+  void NoteCompactionsResolvePointers(uint32_t cf, bool resolve);
+  bool CompactionsResolvePointers(uint32_t cf);
 
   // Scan prefetch's blob readers, one per column family and DB session
   // (blob/blobdb/blob_cache_warmer.h), under blob_warmers_mu.
@@ -129,8 +130,8 @@ class DbState {
   std::map<std::string, std::weak_ptr<BlobCacheWarmer>> blob_warmers;
 
  private:
-  std::mutex foreign_mu_;
-  std::set<uint32_t> foreign_table_factory_;
+  std::mutex resolving_mu_;
+  std::set<uint32_t> resolving_cfs_;
   const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
 };
 
