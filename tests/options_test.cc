@@ -253,9 +253,10 @@ TEST(OptionsTest, MergeLevelAutoRoundTrips) {
   for (const char* spelled : {"auto", "-2", "3"}) {
     SCOPED_TRACE(spelled);
     ColumnFamilyOptions cf;
-    ASSERT_OK(ParseCf(std::string("table_factory={id=HybridTable;merge_level=") +
-                          spelled + "}",
-                      &cf));
+    ASSERT_OK(
+        ParseCf(std::string("table_factory={id=HybridTable;merge_level=") +
+                    spelled + "}",
+                &cf));
     const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
     ASSERT_NE(o, nullptr);
     std::string serialized;
@@ -410,6 +411,25 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("min_blob_size"), std::string::npos)
       << s.ToString();
+  // Under classify_by=ratio the medium band has no fixed edge, but BlobDB
+  // must still never take the pointers compactions carry: DB::Open refuses a
+  // min_blob_size at or below their size, and takes one above it.
+  HybridOptions ratio;
+  ratio.table.classify_by = ClassifyBy::kRatio;
+  Options by_ratio;
+  ASSERT_OK(ConfigureOptions(&by_ratio, ratio));
+  for (uint64_t min_blob_size : {uint64_t{0}, uint64_t{12}, uint64_t{51}}) {
+    by_ratio.min_blob_size = min_blob_size;
+    s = by_ratio.table_factory->ValidateOptions(DBOptions(by_ratio),
+                                                ColumnFamilyOptions(by_ratio));
+    EXPECT_TRUE(s.IsInvalidArgument()) << min_blob_size << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("Set min_blob_size=52 or more"),
+              std::string::npos)
+        << s.ToString();
+  }
+  by_ratio.min_blob_size = 52;
+  EXPECT_OK(by_ratio.table_factory->ValidateOptions(
+      DBOptions(by_ratio), ColumnFamilyOptions(by_ratio)));
 }
 
 // The garbage share HybridKV waits for before it turns BlobDB's GC on.
