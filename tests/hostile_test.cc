@@ -226,6 +226,14 @@ testing::AssertionResult MatchesModel(DB* db, const Model& model,
          << " keys; first: " << first;
 }
 
+// `model` reads back now, and again after a flush and a full compaction.
+void ExpectModelThroughFlushAndCompaction(DB* db, const Model& model) {
+  EXPECT_TRUE(MatchesModel(db, model));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(CompactAll(db));
+  EXPECT_TRUE(MatchesModel(db, model));
+}
+
 // The entries a scan yields, forward or backward, from a positioned
 // iterator.
 Entries Drain(Iterator* it, bool forward) {
@@ -842,10 +850,7 @@ TEST_P(HostileTest, WriteBatchWithIndexMergesOverMediumBase) {
   ASSERT_OK(db->Write(WriteOptions(), batch.GetWriteBatch()));
   model[KeyOf(7)] += ",m";
   model[KeyOf(8)] = MakeValue(KeyOf(8), 1);
-  EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(db->Flush(FlushOptions()));
-  ASSERT_OK(CompactAll(db.get()));
-  EXPECT_TRUE(MatchesModel(db.get(), model));
+  ExpectModelThroughFlushAndCompaction(db.get(), model);
 }
 
 // --- Other instances, caches, import
@@ -1292,10 +1297,7 @@ TEST_P(HostileTest, DeleteRangeOverMediumValues) {
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(db->Flush(FlushOptions()));
   ASSERT_OK(PutRange(db.get(), &model, 150, 10, 1));
-  EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(db->Flush(FlushOptions()));
-  ASSERT_OK(CompactAll(db.get()));
-  EXPECT_TRUE(MatchesModel(db.get(), model));
+  ExpectModelThroughFlushAndCompaction(db.get(), model);
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   EXPECT_TRUE(MatchesModel(db.get(), model));
 }
@@ -1511,10 +1513,7 @@ TEST_P(HostileTest, PessimisticTransactionsOverMediumValues) {
   t1.reset();
   t2.reset();
   t3.reset();
-  EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(db->Flush(FlushOptions()));
-  ASSERT_OK(CompactAll(db.get()));
-  EXPECT_TRUE(MatchesModel(db.get(), model));
+  ExpectModelThroughFlushAndCompaction(db.get(), model);
 }
 
 // A user runs optimistic transactions over flushed medium values: a write
@@ -1547,10 +1546,7 @@ TEST_P(HostileTest, OptimisticTransactionsOverMediumValues) {
   model[KeyOf(6)] = MakeValue(KeyOf(6), 2);
   t1.reset();
   t2.reset();
-  EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(db->Flush(FlushOptions()));
-  ASSERT_OK(CompactAll(db.get()));
-  EXPECT_TRUE(MatchesModel(db.get(), model));
+  ExpectModelThroughFlushAndCompaction(db.get(), model);
 }
 
 // A user writes with WriteBatch::TimedPut (write times in the past, with
