@@ -59,11 +59,6 @@ DEFINE_uint32(
     hybrid_scan_prefetch_max,
     ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions().scan_prefetch_max,
     "HybridKV: the most entries a scan looks ahead in one step.");
-DEFINE_bool(hybrid_prepopulate_medium_cache,
-            ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions()
-                .prepopulate_medium_cache,
-            "HybridKV: a flush puts the medium values it writes into the "
-            "block cache.");
 DEFINE_double(
     hybrid_blob_gc_min_garbage_ratio,
     ROCKSDB_NAMESPACE::hybridkv::HybridOptions()
@@ -358,7 +353,6 @@ ROCKSDB_NAMESPACE::hybridkv::HybridTableOptions TableOptionsFromFlags() {
   }
   t.scan_prefetch = FLAGS_hybrid_scan_prefetch;
   t.scan_prefetch_max = FLAGS_hybrid_scan_prefetch_max;
-  t.prepopulate_medium_cache = FLAGS_hybrid_prepopulate_medium_cache;
   return t;
 }
 
@@ -403,14 +397,14 @@ void ApplyOptions(Options* options) {
   if (!s.ok()) {
     Die("--hybrid: " + s.ToString());
   }
-  std::fprintf(stdout,
-               "HybridKV: enabled (medium %u..%u bytes by %s, merge level %s, "
-               "min_blob_size %" PRIu64 ")\n",
-               t.medium_min_value_size, t.medium_max_value_size,
-               FLAGS_hybrid_classify_by.c_str(),
-               ROCKSDB_NAMESPACE::hybridkv::MergeLevelToString(t.merge_level)
-                   .c_str(),
-               options->min_blob_size);
+  std::fprintf(
+      stdout,
+      "HybridKV: enabled (medium %u..%u bytes by %s, merge level %s, "
+      "min_blob_size %" PRIu64 ")\n",
+      t.medium_min_value_size, t.medium_max_value_size,
+      FLAGS_hybrid_classify_by.c_str(),
+      ROCKSDB_NAMESPACE::hybridkv::MergeLevelToString(t.merge_level).c_str(),
+      options->min_blob_size);
 }
 
 bool ValueSizeMixEnabled() { return !Mix().empty(); }
@@ -468,7 +462,8 @@ Shape ReportShape(DB* db) {
     shape.line += buf;
   }
   shape.above_last =
-      entries == 0 ? 0 : 1.0 - static_cast<double>(last_level_entries) / entries;
+      entries == 0 ? 0
+                   : 1.0 - static_cast<double>(last_level_entries) / entries;
   std::printf("  blob files: %zu, %" PRIu64 " bytes\n", meta.blob_files.size(),
               meta.blob_file_size);
   std::printf("  populated levels below L0: %d; largest SST %" PRIu64

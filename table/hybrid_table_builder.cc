@@ -10,7 +10,6 @@
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium/medium_block_cache.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
@@ -78,18 +77,6 @@ HybridTableBuilder::HybridTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
   const auto* block_based = inner_factory.GetOptions<BlockBasedTableOptions>();
   tail_margin_ = 2 * (block_based != nullptr ? block_based->block_size : 4096);
-  if (options.prepopulate_medium_cache && block_based != nullptr &&
-      block_based->block_cache != nullptr) {
-    // The keys reads of this DB session look up (TableMediumValues::BlocksOf):
-    // the SST written here names this DB's id in its properties.
-    prepopulate_ = [cache = block_based->block_cache,
-                    blocks = MediumBlockCache(block_based->block_cache.get(),
-                                              tbo.db_id, tbo.db_session_id,
-                                              file_number_)](
-                       uint64_t offset, const Slice& bytes) {
-      blocks.Prepopulate(offset, bytes);
-    };
-  }
   max_tail_ = tbo.target_file_size > 0 ? tbo.target_file_size / 4
                                        : std::numeric_limits<uint64_t>::max();
 
@@ -308,9 +295,6 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
     if (!s.ok()) {
       status_ = medium_io_status_ = s;
       return;
-    }
-    if (prepopulate_) {
-      medium_->SetWrittenBlocks(MediumBlockCache::kBlockSize, prepopulate_);
     }
   }
   MediumPointer pointer;

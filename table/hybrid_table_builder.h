@@ -121,9 +121,6 @@ class HybridTableBuilder : public TableBuilder {
   const std::shared_ptr<FileSystem> fs_;
   FileOptions medium_file_options_;
   MediumFileWriter::SyncOptions medium_sync_;
-  // Where the medium file's blocks go as they are written
-  // (prepopulate_medium_cache); empty: nowhere.
-  MediumFileWriter::WrittenBlocks prepopulate_;
   Logger* const logger_;
   DbState* const state_;
   BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends

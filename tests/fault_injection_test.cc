@@ -28,7 +28,6 @@
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
-#include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
@@ -437,68 +436,6 @@ TEST_P(FailedIoTest, ReportedThenRecoveredWithoutWrongData) {
   db.reset(raw);
   ASSERT_TRUE((test::ScanAll(db.get()) == Pairs(model.begin(), model.end())));
   ExpectMediumFilesReconciled(db.get(), dir.path());
-}
-
-// A flush fails after its medium file was written and put into the block cache
-// (prepopulate_medium_cache); the DB is reopened with the same block cache, and
-// its recovery flush writes other values into a medium file of the same number,
-// free again since the failed flush's files were deleted. That flush does not
-// prepopulate (the option is off in the second open), so the failed file's
-// blocks would still be found under keys of DB id, directory and number: the
-// reads below would then fail their record crcs. Medium cache keys carry the
-// DB session (blob/medium/medium_block_cache.h), and reads find the new bytes.
-TEST(FailedFlushTest, ItsCachedMediumBlocksAreNeverReadAfterAReopen) {
-  test::ScratchDir dir("failflush-cache");
-  auto failing = std::make_shared<FailingFS>(FileSystem::Default());
-  std::unique_ptr<Env> env = NewCompositeEnv(failing);
-  std::shared_ptr<Cache> cache = NewLRUCache(64 << 20);
-  auto options_with = [&](bool prepopulate) {
-    BlockBasedTableOptions bbto;
-    bbto.block_cache = cache;  // one block cache for both opens
-    HybridOptions hybrid;
-    hybrid.table.inner.reset(NewBlockBasedTableFactory(bbto));
-    hybrid.table.prepopulate_medium_cache = prepopulate;
-    Options options = test::SmallLsmOptions(1 << 20, 1 << 20, hybrid);
-    options.env = env.get();
-    options.disable_auto_compactions = true;
-    return options;
-  };
-  DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenDB(options_with(true), dir.path(), &raw));
-  std::unique_ptr<DB> db(raw);
-  // Odd keys skip the WAL: the failed flush is their only copy, so the
-  // recovery flush holds the even keys alone, at other offsets.
-  const int kKeys = 600;
-  auto value = [](int i) { return std::string(400, 'a' + i % 26) + Key(i); };
-  for (int i = 0; i < kKeys; ++i) {
-    WriteOptions wo;
-    wo.disableWAL = i % 2 == 1;
-    ASSERT_OK(db->Put(wo, Key(i), value(i)));
-  }
-  const size_t usage = cache->GetUsage();
-  failing->Arm(FailingFS::kSync, ".sst");
-  ASSERT_FALSE(db->Flush(FlushOptions()).ok());
-  failing->Disarm();
-  // The premises: the failed flush cached its medium blocks...
-  ASSERT_GT(cache->GetUsage(), usage + 64 * 1024);
-  const std::string failed = failing->last_hit();
-  const uint64_t number =
-      std::strtoull(failed.substr(failed.rfind('/') + 1).c_str(), nullptr, 10);
-  ASSERT_GT(number, 0u) << failed;
-  db->Close().PermitUncheckedError();  // the flush's error
-  db.reset();
-
-  ASSERT_OK(hybridkv::OpenDB(options_with(false), dir.path(), &raw));
-  db.reset(raw);
-  // ... and the recovery flush reused its number.
-  ASSERT_EQ(test::MediumFileNumbers(dir.path()).count(number), 1u)
-      << "no medium file " << number << " after the reopen";
-  for (int i = 0; i < kKeys; i += 2) {
-    std::string got;
-    ASSERT_OK(db->Get(ReadOptions(), Key(i), &got)) << Key(i);
-    ASSERT_EQ(got, value(i));
-  }
-  ASSERT_OK(db->VerifyChecksum());
 }
 
 // The first entry of a flush is a medium value, and its medium file cannot be

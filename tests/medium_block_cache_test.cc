@@ -1,8 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// MediumBlockCache's keys (one file of one DB session each, apart from SST
-// blocks of the same number) and a flush's prepopulation of medium blocks
-// (HybridTableOptions::prepopulate_medium_cache).
+// MediumBlockCache: blocks of one medium file of one DB session each, apart
+// from the SST blocks of the same number, filled by reads that fill the cache.
 #include "plugin/hybridkv/blob/medium/medium_block_cache.h"
 
 #include <gtest/gtest.h>
@@ -12,10 +11,7 @@
 
 #include "cache/cache_key.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "hybridkv/hybridkv.h"
 #include "rocksdb/cache.h"
-#include "rocksdb/db.h"
-#include "rocksdb/table.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -33,18 +29,51 @@ std::string Bytes(const MediumBlockCache& blocks, uint64_t offset, size_t n) {
                                                     : "(miss)";
 }
 
-TEST(MediumBlockCacheTest, KeysNameOneFileOfOneSession) {
-  std::shared_ptr<Cache> cache = NewLRUCache(1 << 20);
-  const std::string block(MediumBlockCache::kBlockSize, 'a');
-  MediumBlockCache file7(cache.get(), "db", kSession1, 7);
-  file7.Prepopulate(0, block + "tail");  // a whole block and a last, short one
+// A medium file in `dir` with records of 1,000 bytes, a little over two
+// blocks of data; opened.
+std::unique_ptr<MediumFileReader> WriteAndOpen(const std::string& dir) {
+  const std::string path = MediumFileName(dir, 7);
+  std::unique_ptr<MediumFileWriter> writer;
+  EXPECT_OK(MediumFileWriter::Create(FileSystem::Default(), path, FileOptions(),
+                                     &writer));
+  MediumRecordHandle handle;
+  for (int i = 0; i < 9; i++) {
+    EXPECT_OK(writer->Add("key" + std::to_string(i),
+                          std::string(1000, static_cast<char>('a' + i)),
+                          &handle));
+  }
+  EXPECT_OK(writer->Finish());
+  std::unique_ptr<MediumFileReader> reader;
+  EXPECT_OK(MediumFileReader::Open(FileSystem::Default(), path, FileOptions(),
+                                   &reader));
+  return reader;
+}
 
-  EXPECT_EQ(Bytes(file7, 10, 5), "aaaaa");
-  EXPECT_EQ(Bytes(file7, 4094, 6), "aatail");
-  EXPECT_EQ(Bytes(file7, 4096, 5), "(miss)");  // past the cached data
+// Reads [offset, offset + n) through `blocks`, filling the cache; the bytes.
+std::string ReadThrough(const MediumBlockCache& blocks,
+                        const MediumFileReader& file, uint64_t offset,
+                        size_t n) {
+  std::string scratch;
+  Slice bytes;
+  uint64_t bytes_read = 0;
+  EXPECT_OK(blocks.Read(IOOptions(), file, offset, n, /*fill_cache=*/true,
+                        &scratch, &bytes, &bytes_read));
+  return bytes.ToString();
+}
+
+TEST(MediumBlockCacheTest, KeysNameOneFileOfOneSession) {
+  test::ScratchDir dir("block-keys");
+  const auto file = WriteAndOpen(dir.path());
+  std::shared_ptr<Cache> cache = NewLRUCache(1 << 20);
+  MediumBlockCache file7(cache.get(), "db", kSession1, 7);
+  EXPECT_EQ(Bytes(file7, 100, 5), "(miss)");
+  const std::string read = ReadThrough(file7, *file, 4090, 12);  // 2 blocks
+  EXPECT_EQ(Bytes(file7, 4090, 12), read);
+  EXPECT_EQ(Bytes(file7, 10, 5), ReadThrough(file7, *file, 10, 5));
+  EXPECT_EQ(Bytes(file7, 3 * MediumBlockCache::kBlockSize, 5), "(miss)");
   // The same bytes are found through another reader of the same file.
-  EXPECT_EQ(Bytes(MediumBlockCache(cache.get(), "db", kSession1, 7), 0, 3),
-            "aaa");
+  EXPECT_EQ(Bytes(MediumBlockCache(cache.get(), "db", kSession1, 7), 4090, 12),
+            read);
   // Not by another session (a reopen, where the number may name another
   // file), another file or another DB.
   EXPECT_EQ(Bytes(MediumBlockCache(cache.get(), "db", kSession2, 7), 0, 3),
@@ -56,86 +85,36 @@ TEST(MediumBlockCacheTest, KeysNameOneFileOfOneSession) {
 }
 
 TEST(MediumBlockCacheTest, KeysAreApartFromTheSstOfTheSameNumber) {
+  test::ScratchDir dir("block-sst");
+  const auto file = WriteAndOpen(dir.path());
   std::shared_ptr<Cache> cache = NewLRUCache(1 << 20);
-  // Entries of another kind under the keys BlockBasedTable gives SST 9's
-  // blocks (OffsetableCacheKey(db, session, 9), offset / 4).
+  // Entries of another kind under the keys BlockBasedTable gives SST 7's
+  // blocks (OffsetableCacheKey(db, session, 7), offset / 4).
   static const Cache::CacheItemHelper kOther(
-      CacheEntryRole::kDataBlock,
-      [](Cache::ObjectPtr obj, MemoryAllocator*) {
+      CacheEntryRole::kDataBlock, [](Cache::ObjectPtr obj, MemoryAllocator*) {
         delete static_cast<std::string*>(obj);
       });
-  const OffsetableCacheKey sst("db", kSession1, 9);
+  const OffsetableCacheKey sst("db", kSession1, 7);
   for (uint64_t offset = 0; offset < 4 * MediumBlockCache::kBlockSize;
        offset += 4) {
     ASSERT_OK(cache->Insert(sst.WithOffset(offset >> 2).AsSlice(),
                             new std::string(8192, 'x'), &kOther, 8192));
   }
-  MediumBlockCache file9(cache.get(), "db", kSession1, 9);
-  EXPECT_EQ(Bytes(file9, 0, 10), "(miss)");
-  file9.Prepopulate(0, std::string(100, 'm'));
-  EXPECT_EQ(Bytes(file9, 0, 3), "mmm");
+  MediumBlockCache file7(cache.get(), "db", kSession1, 7);
+  EXPECT_EQ(Bytes(file7, 0, 10), "(miss)");
+  const std::string read = ReadThrough(file7, *file, 0, 100);
+  EXPECT_EQ(Bytes(file7, 0, 100), read);
 }
 
 TEST(MediumBlockCacheTest, NoSessionNoCache) {
   // A table read outside a DB (no session id) has no unique keys.
+  test::ScratchDir dir("block-nosession");
+  const auto file = WriteAndOpen(dir.path());
   std::shared_ptr<Cache> cache = NewLRUCache(1 << 20);
-  MediumBlockCache file(cache.get(), "db", "", 7);
-  file.Prepopulate(0, std::string(100, 'a'));
-  EXPECT_EQ(Bytes(file, 0, 3), "(miss)");
+  MediumBlockCache blocks(cache.get(), "db", "", 7);
+  EXPECT_EQ(ReadThrough(blocks, *file, 0, 100).size(), 100u);
+  EXPECT_EQ(Bytes(blocks, 0, 3), "(miss)");
   EXPECT_EQ(cache->GetUsage(), 0u);
-}
-
-// A flush leaves its medium values in the block cache with
-// prepopulate_medium_cache, and not without: reads allowed the block cache
-// only (read_tier=kBlockCacheTier) find them there.
-TEST(MediumBlockCacheTest, FlushPrepopulatesItsMediumValues) {
-  for (bool prepopulate : {true, false}) {
-    SCOPED_TRACE(prepopulate ? "prepopulate" : "no prepopulate");
-    test::ScratchDir dir(prepopulate ? "prepop-on" : "prepop-off");
-    BlockBasedTableOptions bbto;
-    bbto.block_cache = NewLRUCache(64 << 20);
-    // SST blocks too, so that a cache-only read gets as far as the pointer.
-    bbto.prepopulate_block_cache =
-        BlockBasedTableOptions::PrepopulateBlockCache::kFlushOnly;
-    HybridOptions hybrid;
-    hybrid.table.inner.reset(NewBlockBasedTableFactory(bbto));
-    hybrid.table.prepopulate_medium_cache = prepopulate;
-    Options options = test::SmallLsmOptions(4 << 20, 4 << 20, hybrid);
-    DB* raw = nullptr;
-    ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
-    std::unique_ptr<DB> db(raw);
-    const int kKeys = 300;
-    auto value = [](int i) {
-      return std::string(300 + i % 500, 'a' + i % 26) + std::to_string(i);
-    };
-    for (int i = 0; i < kKeys; ++i) {
-      ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(1000 + i),
-                        value(i)));
-    }
-    ASSERT_OK(db->Flush(FlushOptions()));
-    ASSERT_EQ(test::MediumFileNumbers(dir.path()).size(), 1u);
-
-    ReadOptions cache_only;
-    cache_only.read_tier = kBlockCacheTier;
-    int found = 0;
-    for (int i = 0; i < kKeys; ++i) {
-      std::string got;
-      Status s = db->Get(cache_only, "key" + std::to_string(1000 + i), &got);
-      if (s.ok()) {
-        ASSERT_EQ(got, value(i));
-        found++;
-      } else {
-        ASSERT_TRUE(s.IsIncomplete()) << s.ToString();
-      }
-    }
-    EXPECT_EQ(found, prepopulate ? kKeys : 0);
-    // Every value reads back whichever way it is found.
-    for (int i = 0; i < kKeys; ++i) {
-      std::string got;
-      ASSERT_OK(db->Get(ReadOptions(), "key" + std::to_string(1000 + i), &got));
-      ASSERT_EQ(got, value(i));
-    }
-  }
 }
 
 }  // namespace

@@ -229,13 +229,14 @@ TEST(OptionsTest, MissingCompanionFailsOpenNamingIt) {
   delete raw;
 }
 
-// max_medium_garbage_ratio drove SST rewrites that hole punching replaced. It
-// is deprecated: OPTIONS files that set it still load, and it is not written.
-TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
+// Removed options: max_medium_garbage_ratio drove SST rewrites that hole
+// punching replaced; prepopulate_medium_cache saved almost no reads. OPTIONS
+// files that set them still load, and they are not written.
+TEST(OptionsTest, DeprecatedOptionsStillParse) {
   ColumnFamilyOptions cf;
   ASSERT_OK(
       ParseCf("table_factory={id=HybridTable;max_medium_garbage_ratio=0.5;"
-              "merge_level=1}",
+              "prepopulate_medium_cache=true;merge_level=1}",
               &cf));
   const auto* o = cf.table_factory->GetOptions<HybridTableOptions>();
   ASSERT_NE(o, nullptr);
@@ -243,6 +244,8 @@ TEST(OptionsTest, DeprecatedGarbageRatioStillParses) {
   std::string serialized;
   ASSERT_OK(cf.table_factory->GetOptionString(ConfigOptions(), &serialized));
   EXPECT_EQ(serialized.find("max_medium_garbage_ratio"), std::string::npos)
+      << serialized;
+  EXPECT_EQ(serialized.find("prepopulate_medium_cache"), std::string::npos)
       << serialized;
 }
 

@@ -26,9 +26,8 @@ namespace hybridkv {
 // key was a device read of its own, and point reads made about a fifth more
 // device requests (docs/measurements.md).
 //
-// A cached block holds bytes as read (or as written, see Prepopulate), holes
-// included: records that no SST points to may since have been punched out,
-// and nothing reads them.
+// A cached block holds bytes as read, holes included: records that no SST
+// points to may since have been punched out, and nothing reads them.
 //
 // Cache keys are RocksDB's own (cache/cache_key.h): OffsetableCacheKey of
 // (DB id, DB session id, file number with kMediumKeyBit set), offset by block
@@ -63,14 +62,6 @@ class MediumBlockCache {
   IOStatus Read(const IOOptions& io, const MediumFileReader& file,
                 uint64_t offset, size_t n, bool fill_cache,
                 std::string* scratch, Slice* bytes, uint64_t* bytes_read) const;
-
-  // Caches `bytes`, the file's bytes from `begin` (a multiple of kBlockSize)
-  // on, as a flush writes them: every block but the last must be whole, and
-  // the last must end where the data region will (a read never caches past
-  // it).
-  void Prepopulate(uint64_t begin, const Slice& bytes) const {
-    if (cache_ != nullptr) Insert(begin, bytes);
-  }
 
   // The same read as Read's with `fill_cache`, added to `batch`: caches the
   // blocks when it completes, and adds the bytes it read to `*bytes_read`

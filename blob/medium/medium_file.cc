@@ -154,38 +154,13 @@ IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
   offset_ += size;
   num_records_++;
   value_bytes_ += value.size();
-  return buffer_.size() >= kAppendSize ? FlushBuffer(buffer_.size())
-                                       : IOStatus::OK();
+  return buffer_.size() >= kAppendSize ? FlushBuffer() : IOStatus::OK();
 }
 
-IOStatus MediumFileWriter::FlushBuffer(size_t data_size) {
+IOStatus MediumFileWriter::FlushBuffer() {
   IOStatus s = file_->Append(io_, buffer_);
-  if (s.ok() && written_blocks_) {
-    SendWholeBlocks(Slice(buffer_.data(), data_size));
-  }
   buffer_.clear();
   return s;
-}
-
-void MediumFileWriter::SendWholeBlocks(Slice data) {
-  if (!unsent_.empty()) {
-    // Complete the block the last append began.
-    const size_t fill = std::min(data.size(), block_size_ - unsent_.size());
-    unsent_.append(data.data(), fill);
-    data.remove_prefix(fill);
-    if (unsent_.size() < block_size_) {
-      return;
-    }
-    written_blocks_(unsent_begin_, unsent_);
-    unsent_begin_ += block_size_;
-    unsent_.clear();
-  }
-  const size_t whole = data.size() / block_size_ * block_size_;
-  if (whole > 0) {
-    written_blocks_(unsent_begin_, Slice(data.data(), whole));
-    unsent_begin_ += whole;
-  }
-  unsent_.assign(data.data() + whole, data.size() - whole);
 }
 
 IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
@@ -195,9 +170,8 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   char footer[MediumFileFooter::kEncodedLength];
   f.EncodeTo(footer);
   const IOOptions& io = io_;
-  const size_t data_size = buffer_.size();
   buffer_.append(footer, sizeof(footer));
-  IOStatus s = FlushBuffer(data_size);
+  IOStatus s = FlushBuffer();
   if (s.ok()) s = file_->Sync(io, sync.use_fsync);
   if (s.ok()) s = file_->Close(io);
   if (s.ok()) offset_ += sizeof(footer);
@@ -211,9 +185,6 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   if (s.ok()) {
     finished_ = true;
     file_.reset();
-    if (written_blocks_ && !unsent_.empty()) {
-      written_blocks_(unsent_begin_, unsent_);  // the last, short block
-    }
   }
   return s;
 }

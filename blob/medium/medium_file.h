@@ -40,7 +40,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -138,18 +137,6 @@ class MediumFileWriter {
   // Closes and deletes the file (a failed or empty build).
   void Abandon();
 
-  // Passes the file's data region to `sink` as it is written, to cache it
-  // (MediumBlockCache::Prepopulate): from offset 0 (the header included), in
-  // runs of whole `block_size` blocks as appends complete them, and the last,
-  // short block, up to the footer, once Finish succeeds. Set before the first
-  // Add.
-  using WrittenBlocks =
-      std::function<void(uint64_t offset, const Slice& bytes)>;
-  void SetWrittenBlocks(size_t block_size, WrittenBlocks sink) {
-    block_size_ = block_size;
-    written_blocks_ = std::move(sink);
-  }
-
   const std::string& path() const { return path_; }
   uint64_t num_records() const { return num_records_; }
   uint64_t value_bytes() const { return value_bytes_; }
@@ -158,13 +145,8 @@ class MediumFileWriter {
   MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
                    std::unique_ptr<WritableFileWriter> file,
                    const IOOptions& io);
-  // Appends `buffer_`, of which the first `data_size` bytes are records (or
-  // the header), to the file and empties it.
-  IOStatus FlushBuffer(size_t data_size);
-  // Passes the whole blocks `data` completes, from unsent_begin_ on, to
-  // written_blocks_, and keeps the rest in unsent_.
-  void SendWholeBlocks(Slice data);
-
+  // Appends `buffer_` to the file and empties it.
+  IOStatus FlushBuffer();
   // Records wait in `buffer_` until it holds this many bytes.
   static constexpr size_t kAppendSize = 64 << 10;
 
@@ -177,10 +159,6 @@ class MediumFileWriter {
   uint64_t num_records_ = 0;
   uint64_t value_bytes_ = 0;
   bool finished_ = false;
-  size_t block_size_ = 0;
-  WrittenBlocks written_blocks_;  // may be empty
-  std::string unsent_;  // the part of a block written from unsent_begin_ on
-  uint64_t unsent_begin_ = 0;
 };
 
 // The io_activity of the operation the calling RocksDB thread runs (flush,

@@ -85,12 +85,6 @@ struct HybridTableOptions {
   // doubles each time the scan reaches its end. 16, not more: larger caps
   // read values that no scan yields, for no more throughput.
   uint32_t scan_prefetch_max = 16;
-  // A flush puts the medium values it writes into the block cache, as
-  // RocksDB's prepopulate_blob_cache=kFlushOnly does for blobs: for workloads
-  // that read what they just wrote. Needs a block cache. Blocks cached by one
-  // DB session are not found by the next (blob/medium/medium_block_cache.h).
-  // Off, as RocksDB's is: on YCSB A-E it saves almost no medium reads.
-  bool prepopulate_medium_cache = false;
   // Above 0, HybridKV switches the column family's
   // enable_blob_garbage_collection itself (DB::SetOptions, after each flush
   // and compaction; needs HybridKVListener): on while the blob files that
