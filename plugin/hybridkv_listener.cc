@@ -81,8 +81,9 @@ void HybridKVListener::OnCompactionBegin(DB* db,
   }
   DbState* state = DbStateFor(DirName(info.input_files.front()));
   // Before the compaction opens its input iterators.
-  state->NoteCompactionsResolvePointers(info.cf_id,
-                                        CompactionsMustResolve(db, info.cf_id));
+  if (CompactionsMustResolve(db, info.cf_id)) {
+    state->NoteCompactionsResolvePointers(info.cf_id);
+  }
   if (info.compaction_reason == CompactionReason::kChangeTemperature) {
     state->tracker().Reseed();
   }

@@ -38,11 +38,26 @@ class CompactionScope : public MediumReadahead::Plan {
   uint64_t RunEnd(uint64_t number, uint64_t offset) const override;
   size_t FileCount() const override { return runs_.size(); }
 
+  // Whether this compaction's inputs hand it values instead of compaction
+  // pointers. Decided once, by the first input that meets a pointer (`want`),
+  // so that every input of the compaction agrees and its builders can check
+  // the decision against the options the compaction was picked with.
+  bool HandOffValues(bool want) {
+    if (handoff_ == Handoff::kUndecided) {
+      handoff_ = want ? Handoff::kValues : Handoff::kPointers;
+    }
+    return handoff_ == Handoff::kValues;
+  }
+  // True once an input handed the compaction a compaction pointer.
+  bool HandsOffPointers() const { return handoff_ == Handoff::kPointers; }
+
   // The compaction's merge reader, created by `make` on first use.
   std::shared_ptr<MediumReadahead> MergeReader(
       const std::function<std::shared_ptr<MediumReadahead>()>& make);
 
  private:
+  enum class Handoff { kUndecided, kPointers, kValues };
+  Handoff handoff_ = Handoff::kUndecided;
   std::map<uint64_t, MediumRuns> runs_;  // by medium file number
   std::shared_ptr<MediumReadahead> merge_reader_;
 };

@@ -113,7 +113,8 @@ void HybridIterator::Update() {
     const Slice mac_key = MacKey();
     if (!mac_checked_) {
       const MediumReadContext& context = table_->context();
-      if (context.state->CompactionsResolvePointers(context.column_family_id)) {
+      if (scope_->HandOffValues(context.state->CompactionsResolvePointers(
+              context.column_family_id))) {
         ResolveFromNowOn();
         if (!allow_unprepared_value_) Resolve();
         return;

@@ -120,25 +120,32 @@ HybridTableBuilder::HybridTableBuilder(
 
 // RocksDB's compaction moves every value of min_blob_size bytes or more into
 // a blob file before the output table sees it: a compaction pointer moved so
-// would lose its medium value. When SetOptions lowers min_blob_size that far,
-// HybridKVListener has the compaction's inputs resolve pointers to values
-// instead, as the compaction begins. Only a compaction picked with the low
-// value and begun after SetOptions raised it again slips past that; it is
-// refused here, before its first output.
+// would lose its medium value. When the options this compaction was picked
+// with would do that, its inputs must hand it values: the builder decides so
+// for the compaction's scope (every input and output of the compaction on this
+// thread), unless an input already handed it a pointer. That happens only
+// when SetOptions lowered min_blob_size while the compaction was being picked
+// and HybridKVListener saw the value before; the compaction is then refused
+// before it writes anything.
 Status HybridTableBuilder::CheckBlobThreshold(const TableBuilderOptions& tbo) {
   const MutableCFOptions& o = tbo.moptions;
   if (!o.enable_blob_files || o.min_blob_size > kMaxCompactionPointerSize ||
-      tbo.level_at_creation < o.blob_file_starting_level ||
-      state_->CompactionsResolvePointers(tbo.column_family_id)) {
+      tbo.level_at_creation < o.blob_file_starting_level) {
+    return Status::OK();
+  }
+  if (scope_ == nullptr) {
+    scope_ = CompactionScope::Enter(MediumRefs());
+  }
+  if (scope_->HandOffValues(true)) {
     return Status::OK();
   }
   return Status::InvalidArgument(
       "HybridKV: a compaction of column family '" + tbo.column_family_name +
-      "' began with min_blob_size=" + std::to_string(o.min_blob_size) +
-      ", at which BlobDB would take the medium pointers it carries, and is "
-      "refused before writing anything: SetOptions changed min_blob_size "
-      "while it was being picked. Reopen the DB; compactions then follow the "
-      "current min_blob_size.");
+      "' was picked with min_blob_size=" + std::to_string(o.min_blob_size) +
+      ", at which BlobDB would take the medium pointers its inputs had "
+      "already handed it, and is refused before writing anything "
+      "(SetOptions changed min_blob_size while it was being picked). Reopen "
+      "the DB; compactions then follow the current min_blob_size.");
 }
 
 HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(

@@ -49,13 +49,9 @@ DbState::DbState(const std::string& dir)
 
 DbState::~DbState() = default;
 
-void DbState::NoteCompactionsResolvePointers(uint32_t cf, bool resolve) {
+void DbState::NoteCompactionsResolvePointers(uint32_t cf) {
   std::lock_guard<std::mutex> lock(resolving_mu_);
-  if (resolve) {
-    resolving_cfs_.insert(cf);
-  } else {
-    resolving_cfs_.erase(cf);
-  }
+  resolving_cfs_.insert(cf);
 }
 
 bool DbState::CompactionsResolvePointers(uint32_t cf) {

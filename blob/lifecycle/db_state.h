@@ -119,9 +119,10 @@ class DbState {
   // Column families whose compactions must hand values, not pointers, to
   // their output: SetOptions replaced the table factory, whose builder would
   // write pointers as values, or lowered min_blob_size until BlobDB would
-  // take them. HybridKVListener notes it as each compaction begins, before
-  // its input iterators open.
-  void NoteCompactionsResolvePointers(uint32_t cf, bool resolve);
+  // take them. HybridKVListener notes it as a compaction begins, before its
+  // input iterators open. It stays noted until the DB is reopened: a change
+  // back must not let a compaction picked before it hand pointers on.
+  void NoteCompactionsResolvePointers(uint32_t cf);
   bool CompactionsResolvePointers(uint32_t cf);
 
   // Scan prefetch's blob readers, one per column family and DB session
