@@ -171,6 +171,13 @@ Status PutRange(DB* db, Model* model, int first, int n, int version,
   return Status::OK();
 }
 
+// PutRange into the default column family, then a flush.
+Status PutAndFlush(DB* db, Model* model, int first, int n, int version,
+                   size_t size = kMedium) {
+  Status s = PutRange(db, model, first, n, version, size);
+  return s.ok() ? db->Flush(FlushOptions()) : s;
+}
+
 // Every key of `model` through Get, and the whole column family through an
 // iterator, give exactly `model`.
 testing::AssertionResult MatchesModel(DB* db, const Model& model,
@@ -271,15 +278,13 @@ void HostileTest::LowerMinBlobSizeOnline(const std::string& min_blob_size) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 150, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 150, 0));
   ASSERT_OK(db->SetOptions({{"min_blob_size", min_blob_size}}));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(PutRange(db.get(), &model, 100, 100, 1));
   // Values the new threshold puts in BlobDB.
-  ASSERT_OK(PutRange(db.get(), &model, 200, 50, 1, 600));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 200, 50, 1, 600));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(OpenDb(options, dir.path(), &db));
@@ -306,15 +311,12 @@ TEST_P(HostileTest, TableFactoryReplacedOnlineThenCompaction) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 200, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
-  ASSERT_OK(PutRange(db.get(), &model, 100, 200, 1));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 200, 0));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 100, 200, 1));
   ASSERT_OK(db->SetOptions({{"table_factory", "BlockBasedTable"}}));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(PutRange(db.get(), &model, 250, 50, 2));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 250, 50, 2));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(OpenDb(options, dir.path(), &db));
@@ -331,8 +333,7 @@ TEST_P(HostileTest, AutoCompactionsAndWriteBufferChangedOnline) {
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
   for (int round = 0; round < 5; ++round) {
-    ASSERT_OK(PutRange(db.get(), &model, round * 50, 100, round));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, round * 50, 100, round));
   }
   EXPECT_GE(test::FilesAt(db.get(), 0).size(), 5u);
   EXPECT_TRUE(MatchesModel(db.get(), model));
@@ -349,8 +350,7 @@ TEST_P(HostileTest, AutoCompactionsAndWriteBufferChangedOnline) {
 
   ASSERT_OK(db->SetOptions(
       {{"disable_auto_compactions", "true"}, {"write_buffer_size", "131072"}}));
-  ASSERT_OK(PutRange(db.get(), &model, 200, 400, 6));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 200, 400, 6));
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(db->SetOptions({{"disable_auto_compactions", "false"}}));
   ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
@@ -368,13 +368,11 @@ TEST_P(HostileTest, BlobOptionsChangedOnline) {
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
   ASSERT_OK(PutRange(db.get(), &model, 0, 50, 0, 2000));
-  ASSERT_OK(PutRange(db.get(), &model, 50, 50, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 50, 50, 0));
 
   ASSERT_OK(db->SetOptions({{"enable_blob_files", "false"}}));
   ASSERT_OK(PutRange(db.get(), &model, 0, 25, 1, 2000));
-  ASSERT_OK(PutRange(db.get(), &model, 50, 25, 1));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 50, 25, 1));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
 
@@ -385,12 +383,10 @@ TEST_P(HostileTest, BlobOptionsChangedOnline) {
                             {"blob_garbage_collection_age_cutoff", "1.0"}}));
   ASSERT_OK(PutRange(db.get(), &model, 100, 50, 2, 1200));
   ASSERT_OK(PutRange(db.get(), &model, 0, 50, 2, 3000));
-  ASSERT_OK(PutRange(db.get(), &model, 50, 50, 2));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 50, 50, 2));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(PutRange(db.get(), &model, 0, 50, 3, 3000));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 50, 3, 3000));
   ASSERT_OK(CompactAll(db.get()));  // relocates the blobs: garbage collection
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(OpenDb(options, dir.path(), &db));
@@ -421,8 +417,7 @@ TEST_P(HostileTest, TwoCopiesInOneProcessKeepTheirOwnMergedValues) {
     std::unique_ptr<DB> db;
     ASSERT_OK(OpenDb(options, dir.Sub("orig"), &db));
     Model model;
-    ASSERT_OK(PutRange(db.get(), &model, 0, kKeys, 0));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, 0, kKeys, 0));
     ASSERT_OK(db->Close());
   }
   std::filesystem::copy(dir.Sub("orig"), dir.Sub("a"),
@@ -720,8 +715,7 @@ TEST_P(HostileTest, BytesSeenByPropertiesCollectorStoredAfterTheirFileIsGone) {
   Model model;
   model["k"] = MakeValue("k", 0);
   ASSERT_OK(db->Put(WriteOptions(), "k", model["k"]));
-  ASSERT_OK(PutRange(db.get(), &model, 0, 150, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 150, 0));
   int times = 0;
   const std::string bytes = recorded->Take(&times);
   ASSERT_EQ(times, 1);
@@ -732,8 +726,7 @@ TEST_P(HostileTest, BytesSeenByPropertiesCollectorStoredAfterTheirFileIsGone) {
       ASSERT_OK(db->Delete(WriteOptions(), KeyOf(i)));
       model.erase(KeyOf(i));
     }
-    ASSERT_OK(PutRange(db.get(), &model, 150 * round, 150, round));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, 150 * round, 150, round));
     ASSERT_OK(CompactAll(db.get()));
   }
   ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
@@ -837,8 +830,7 @@ TEST_P(HostileTest, WriteBatchWithIndexMergesOverMediumBase) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 100, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 100, 0));
   WriteBatchWithIndex batch(BytewiseComparator(), 0, /*overwrite_key=*/true);
   ASSERT_OK(batch.Merge(KeyOf(7), "m"));
   ASSERT_OK(batch.Put(KeyOf(8), MakeValue(KeyOf(8), 1)));
@@ -973,8 +965,7 @@ TEST_P(HostileTest, BlockCacheTierGetsAfterAFillingScan) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 300, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, 0));
   ASSERT_OK(OpenDb(options, dir.path(), &db));  // nothing cached yet
   ReadOptions fill;
   fill.fill_cache = true;
@@ -1024,8 +1015,7 @@ TEST_P(HostileTest, ImportColumnFamilyExportedFromStock) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.Sub("dst"), &db));
   Model own;
-  ASSERT_OK(PutRange(db.get(), &own, 1000, 200, 5));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &own, 1000, 200, 5));
   ColumnFamilyHandle* handle = nullptr;
   ASSERT_OK(db->CreateColumnFamilyWithImport(
       ColumnFamilyOptions(options), "imported", ImportColumnFamilyOptions(),
@@ -1063,8 +1053,7 @@ TEST_P(HostileTest, CheckpointOfLiveDbOutlivesSourceCompactions) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.Sub("db"), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 300, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, 0));
   ASSERT_OK(PutRange(db.get(), &model, 0, 100, 1));  // partly unflushed
   if (hybrid()) {
     ASSERT_OK(hybridkv::CreateCheckpoint(db.get(), dir.Sub("ckpt")));
@@ -1076,8 +1065,7 @@ TEST_P(HostileTest, CheckpointOfLiveDbOutlivesSourceCompactions) {
   }
   const Model at_checkpoint = model;
   for (int version = 2; version < 4; ++version) {
-    ASSERT_OK(PutRange(db.get(), &model, 0, 300, version));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, version));
     ASSERT_OK(CompactAll(db.get()));
   }
   ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
@@ -1086,8 +1074,7 @@ TEST_P(HostileTest, CheckpointOfLiveDbOutlivesSourceCompactions) {
   ASSERT_OK(OpenDb(options, dir.Sub("ckpt"), &db));
   EXPECT_TRUE(MatchesModel(db.get(), at_checkpoint));
   Model copy = at_checkpoint;
-  ASSERT_OK(PutRange(db.get(), &copy, 200, 200, 9));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &copy, 200, 200, 9));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), copy));
 }
@@ -1100,8 +1087,7 @@ TEST_P(HostileTest, IngestExternalFileOverMediumValues) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.Sub("db"), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 300, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, 0));
   SstFileWriter writer(EnvOptions(), options);
   ASSERT_OK(writer.Open(dir.Sub("ingest.sst")));
   for (int i = 100; i < 400; ++i) {
@@ -1181,8 +1167,7 @@ TEST_P(HostileTest, SequentialLoadWithMergeLevelMinusTwo) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 150000, 0, 104));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 150000, 0, 104));
   ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
   EXPECT_TRUE(NoPointersAtOrBelowMinusTwo(db.get())) << "after the load";
@@ -1209,13 +1194,11 @@ TEST_P(HostileTest, CompactFilesIntoChosenLevels) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 300, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, 0));
   ASSERT_OK(
       db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 0), 6));
   EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(PutRange(db.get(), &model, 0, 150, 1));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 150, 1));
   ASSERT_OK(
       db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 0), 3));
   EXPECT_TRUE(MatchesModel(db.get(), model));
@@ -1236,13 +1219,11 @@ TEST_P(HostileTest, SnapshotReadsOldValuesAcrossCompactions) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model old_model;
-  ASSERT_OK(PutRange(db.get(), &old_model, 0, 300, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &old_model, 0, 300, 0));
   const Snapshot* snapshot = db->GetSnapshot();
   Model model = old_model;
   for (int version = 1; version <= 2; ++version) {
-    ASSERT_OK(PutRange(db.get(), &model, 0, 300, version));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, version));
     ASSERT_OK(CompactAll(db.get()));
   }
   EXPECT_TRUE(MatchesModel(db.get(), old_model, nullptr, snapshot));
@@ -1260,13 +1241,11 @@ TEST_P(HostileTest, OpenIteratorAcrossCompactionsThenRefresh) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model old_model;
-  ASSERT_OK(PutRange(db.get(), &old_model, 0, 300, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &old_model, 0, 300, 0));
   std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
   Model model = old_model;
   for (int version = 1; version <= 2; ++version) {
-    ASSERT_OK(PutRange(db.get(), &model, 0, 300, version));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, 0, 300, version));
     ASSERT_OK(CompactAll(db.get()));
   }
   ASSERT_OK(db->WaitForCompact(WaitForCompactOptions()));
@@ -1287,8 +1266,7 @@ TEST_P(HostileTest, DeleteRangeOverMediumValues) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 400, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 400, 0));
   ASSERT_OK(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(),
                             KeyOf(100), KeyOf(300)));
   for (int i = 100; i < 300; ++i) {
@@ -1310,8 +1288,7 @@ TEST_P(HostileTest, SingleDeleteOverMediumValues) {
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, dir.path(), &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 100, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 100, 0));
   for (int i = 0; i < 50; ++i) {
     ASSERT_OK(db->SingleDelete(WriteOptions(), KeyOf(i)));
     model.erase(KeyOf(i));
@@ -1321,8 +1298,7 @@ TEST_P(HostileTest, SingleDeleteOverMediumValues) {
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(PutRange(db.get(), &model, 0, 10, 1));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 10, 1));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
 }
@@ -1478,8 +1454,7 @@ TEST_P(HostileTest, PessimisticTransactionsOverMediumValues) {
   ASSERT_OK(TransactionDB::Open(options, txn_options, dir.path(), &raw));
   std::unique_ptr<TransactionDB> db(raw);
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 100, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 100, 0));
 
   std::unique_ptr<Transaction> t1(db->BeginTransaction(WriteOptions()));
   std::unique_ptr<Transaction> t2(db->BeginTransaction(WriteOptions()));
@@ -1525,8 +1500,7 @@ TEST_P(HostileTest, OptimisticTransactionsOverMediumValues) {
   ASSERT_OK(OptimisticTransactionDB::Open(options, dir.path(), &raw));
   std::unique_ptr<OptimisticTransactionDB> db(raw);
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 100, 0));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 100, 0));
 
   std::unique_ptr<Transaction> t1(db->BeginTransaction(WriteOptions()));
   std::string value;
@@ -1640,8 +1614,7 @@ TEST_P(HostileTest, ReopenUnderOddPathSpellings) {
     std::unique_ptr<DB> db;
     ASSERT_OK(OpenDb(options, path, &db));
     EXPECT_TRUE(MatchesModel(db.get(), model));
-    ASSERT_OK(PutRange(db.get(), &model, version * 40, 200, version));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &model, version * 40, 200, version));
     if (version % 2 == 1) {
       ASSERT_OK(CompactAll(db.get()));
     }
@@ -1663,18 +1636,15 @@ TEST_P(HostileTest, DestroyDbThenReuseTheDirectory) {
     std::unique_ptr<DB> db;
     ASSERT_OK(OpenDb(options, path, &db));
     Model old_model;
-    ASSERT_OK(PutRange(db.get(), &old_model, 0, 300, 0));
-    ASSERT_OK(db->Flush(FlushOptions()));
+    ASSERT_OK(PutAndFlush(db.get(), &old_model, 0, 300, 0));
   }
   ASSERT_OK(ROCKSDB_NAMESPACE::DestroyDB(path, options));  // RocksDB's own
   std::unique_ptr<DB> db;
   ASSERT_OK(OpenDb(options, path, &db));
   Model model;
-  ASSERT_OK(PutRange(db.get(), &model, 0, 200, 1));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 0, 200, 1));
   EXPECT_TRUE(MatchesModel(db.get(), model));
-  ASSERT_OK(PutRange(db.get(), &model, 100, 200, 2));
-  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_OK(PutAndFlush(db.get(), &model, 100, 200, 2));
   ASSERT_OK(CompactAll(db.get()));
   EXPECT_TRUE(MatchesModel(db.get(), model));
   ASSERT_OK(OpenDb(options, path, &db));
