@@ -11,8 +11,9 @@ TableMediumValues::TableMediumValues(MediumReadContext context,
     : context_(std::move(context)),
       written_here_(props != nullptr &&
                     props->db_session_id == context_.session_id) {
-  refs_known_ = props != nullptr &&
-                GetMediumRefs(*props, &refs_, &refs_known_).ok() && refs_known_;
+  bool known = false;
+  refs_known_ =
+      props != nullptr && GetMediumRefs(*props, &refs_, &known).ok() && known;
   has_medium_refs_ = !refs_known_ || !refs_.empty();
 }
 
