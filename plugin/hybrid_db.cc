@@ -94,6 +94,9 @@ Status Open(const DBOptions& db_options, const std::string& name,
   return s;
 }
 
+// How often OpenAsSecondary tries when a table vanishes under it.
+constexpr int kSecondaryOpenAttempts = 5;
+
 Status OpenAsSecondary(const Options& options, const std::string& name,
                        const std::string& secondary_path, StackableDB** dbptr) {
   *dbptr = nullptr;
@@ -116,7 +119,17 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
   Options with_env = options;
   with_env.env = env.get();
   DB* db = nullptr;
-  Status s = OpenSecondaryDB(with_env, name, secondary_path, &db);
+  // The primary may delete a table between the open's read of the MANIFEST
+  // and its open of that table (all of them, with max_open_files=-1). The
+  // table belongs to a Version the primary has left, so a new attempt reads
+  // the newer MANIFEST and does not need it. Bounded: a table missing for
+  // good still fails the open, with RocksDB's message.
+  Status s;
+  for (int attempt = 1; attempt <= kSecondaryOpenAttempts; ++attempt) {
+    s = OpenSecondaryDB(with_env, name, secondary_path, &db);
+    if (!s.IsPathNotFound() || attempt == kSecondaryOpenAttempts) break;
+    base_env->SleepForMicroseconds(10000 * attempt);
+  }
   if (s.ok()) {
     fs->Enable();
     *dbptr = new HybridDB(std::shared_ptr<DB>(db, [env](DB* owned) {

@@ -335,6 +335,78 @@ TEST(SecondaryTest, CatchUpSkipsATableDeletedBeforeItsOpenAndKeepsFollowing) {
   std::cout << "[DB::OpenAsSecondary] " << stock.Describe() << "\n";
 }
 
+// An open that meets a table the primary deleted after the MANIFEST named it
+// succeeds (hybridkv::OpenAsSecondary tries again where RocksDB's open fails),
+// and follows the primary from there. A table missing for good gets
+// RocksDB's own answer.
+TEST(SecondaryTest, OpenRetriesPastATableDeletedDuringIt) {
+  test::ScratchDir dir("vanish-open");
+  Options options = test::SmallLsmOptions();
+  options.enable_blob_files = false;
+  DB* raw_primary = nullptr;
+  ASSERT_OK(hybridkv::OpenDB(options, dir.Sub("db"), &raw_primary));
+  std::unique_ptr<DB> primary(raw_primary);
+  const std::string medium(200, 'm');
+  ASSERT_OK(primary->Put(WriteOptions(), "k1", medium + "1"));
+  ASSERT_OK(primary->Flush(FlushOptions()));
+  auto fs = std::make_shared<VanishingTableFs>();
+  std::unique_ptr<Env> env = NewCompositeEnv(fs);
+  Options secondary_options = options;
+  secondary_options.env = env.get();
+  secondary_options.max_open_files = -1;  // the open opens every table
+  // The open checks a table's size (VerifyFile), then opens it: the primary
+  // deletes it in between. (With the unique-id check on, the check opens it,
+  // and a table gone there leaves a Version out, as a missing one does.)
+  secondary_options.verify_sst_unique_id_in_manifest = false;
+
+  fs->FailNextTableOpen();
+  DB* raw_stock = nullptr;
+  const Status stock = hybridkv::OpenSecondaryDB(
+      secondary_options, dir.Sub("db"), dir.Sub("stock"), &raw_stock);
+  EXPECT_TRUE(stock.IsPathNotFound())
+      << "RocksDB's own open no longer fails here: " << stock.ToString();
+  delete raw_stock;
+
+  fs->FailNextTableOpen();
+  StackableDB* raw = nullptr;
+  ASSERT_OK(hybridkv::OpenAsSecondary(secondary_options, dir.Sub("db"),
+                                      dir.Sub("secondary"), &raw));
+  std::unique_ptr<StackableDB> secondary(raw);
+  EXPECT_EQ(fs->failed(), 2) << "no table open failed: nothing was tested";
+  // The primary moves on, as it had when a table really vanished; one
+  // catch-up later the secondary reads everything.
+  ASSERT_OK(primary->Put(WriteOptions(), "k2", medium + "2"));
+  ASSERT_OK(primary->Flush(FlushOptions()));
+  ASSERT_OK(primary->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  ASSERT_OK(secondary->TryCatchUpWithPrimary());
+  for (const char* key : {"k1", "k2"}) {
+    std::string value;
+    ASSERT_OK(secondary->Get(ReadOptions(), key, &value)) << key;
+    EXPECT_EQ(value, medium + key[1]);
+  }
+  secondary.reset();
+
+  // Gone for good: after its tries the open returns what RocksDB's does.
+  std::vector<LiveFileMetaData> files;
+  primary->GetLiveFilesMetaData(&files);
+  ASSERT_FALSE(files.empty());
+  primary.reset();
+  for (const auto& file : files) {
+    ASSERT_OK(Env::Default()->DeleteFile(file.directory + "/" +
+                                         file.relative_filename));
+  }
+  raw_stock = nullptr;
+  const Status stock_gone = hybridkv::OpenSecondaryDB(
+      secondary_options, dir.Sub("db"), dir.Sub("stock2"), &raw_stock);
+  delete raw_stock;
+  raw = nullptr;
+  const Status gone = hybridkv::OpenAsSecondary(
+      secondary_options, dir.Sub("db"), dir.Sub("secondary2"), &raw);
+  delete raw;
+  EXPECT_EQ(gone.code(), stock_gone.code()) << gone.ToString();
+  EXPECT_EQ(gone.subcode(), stock_gone.subcode()) << gone.ToString();
+}
+
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -215,7 +215,8 @@ Status Open(const DBOptions& db_options, const std::string& name,
 // it catches up (docs/deployability.md). A catch-up that meets a table the
 // primary deleted meanwhile keeps the secondary's Version, and the next one
 // moves on (RocksDB's own secondary stops following there on 11.x, and on
-// 9.10 no longer installs new Versions). Refused (NotSupported) when a column
+// 9.10 no longer installs new Versions); an open that meets one tries again,
+// a few times. Refused (NotSupported) when a column
 // family has the large class on (enable_blob_files): RocksDB's BlobDB does not
 // support secondaries (facebook/rocksdb#13296).
 Status OpenAsSecondary(const Options& options, const std::string& name,
