@@ -576,7 +576,7 @@ void ReportStatisticsIo(Statistics* stats, uint64_t medium_read,
 
 // Read requests per op by where they went, for read phases: SST blocks
 // (block cache misses: with direct reads, about one request each), blob files,
-// and medium files; and scan prefetch's separated values read ahead and used.
+// and medium files; and scan prefetch's medium values read ahead and used.
 void ReportReadSources(Statistics* stats,
                        const ROCKSDB_NAMESPACE::hybridkv::HybridStatistics& hs,
                        uint64_t ops) {
@@ -590,13 +590,65 @@ void ReportReadSources(Statistics* stats,
   std::printf(
       "Read requests per op by source: SST blocks %.3f (block cache "
       "misses), blob files %.3f, medium files %.3f; scan prefetch: "
-      "%.3f separated values read ahead per op, %.3f of them used\n",
+      "%.3f medium values read ahead per op, %.3f of them used\n",
       sst, blob, medium, prefetched, used);
   std::printf(
       "ext_reads: sst_reads_per_op=%.3f blob_reads_per_op=%.3f "
       "medium_reads_per_op=%.3f prefetched_per_op=%.3f "
       "prefetch_used_per_op=%.3f\n",
       sst, blob, medium, prefetched, used);
+}
+
+// Space: what the DB keeps on disk for data, over the live user bytes.
+double ReportSpace(const DiskBytes& disk, const UserWork& work) {
+  std::printf("On disk: sst %" PRIu64 ", blob %" PRIu64 ", medium %" PRIu64
+              ", other (WAL, MANIFEST, LOG...) %" PRIu64 " bytes\n",
+              disk.sst, disk.blob, disk.medium, disk.other);
+  const double space_amp = Ratio(disk.Data(), work.live_bytes);
+  if (space_amp > 0) {
+    std::printf("Space amplification: %.3f (sst+blob+medium %" PRIu64
+                " / live user bytes %" PRIu64 ")\n",
+                space_amp, disk.Data(), work.live_bytes);
+  } else {
+    std::printf("Space amplification: n/a (live user bytes unknown)\n");
+  }
+  return space_amp;
+}
+
+struct ProcessIo {
+  std::map<std::string, uint64_t> counters;  // /proc/self/io
+  double dev_reads = -1, dev_writes = -1;    // device requests per op
+  double amp_read = 0, amp_write = 0;
+};
+
+// I/O: device bytes of the whole process (DB open included) over the user
+// bytes of all requests; read and write parts add up to Parallax's I/O
+// amplification.
+ProcessIo ReportProcessIo(const UserWork& work) {
+  ProcessIo p;
+  auto& io = p.counters;
+  io = ReadProcSelfIo();
+  std::printf("Process I/O (/proc/self/io): read_bytes %" PRIu64
+              ", write_bytes %" PRIu64 ", rchar %" PRIu64 ", wchar %" PRIu64
+              "\n",
+              io["read_bytes"], io["write_bytes"], io["rchar"], io["wchar"]);
+  const DeviceRequests start = DeviceRequestsAtStart();
+  const DeviceRequests now = ReadDeviceRequests(FLAGS_db);
+  if (start.known && now.known) {
+    p.dev_reads = Ratio(now.reads - start.reads, work.ops);
+    p.dev_writes = Ratio(now.writes - start.writes, work.ops);
+  }
+  std::printf(
+      "I/O requests per op: system calls (syscr/syscw) read %.3f, "
+      "write %.3f; device (whole device) read %.3f, write %.3f\n",
+      Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops), p.dev_reads,
+      p.dev_writes);
+  p.amp_read = Ratio(io["read_bytes"], work.bytes);
+  p.amp_write = Ratio(io["write_bytes"], work.bytes);
+  std::printf("I/O amplification (device bytes / %" PRIu64
+              " user bytes): read %.3f, write %.3f, total %.3f\n",
+              work.bytes, p.amp_read, p.amp_write, p.amp_read + p.amp_write);
+  return p;
 }
 
 struct Cpu {
@@ -634,47 +686,14 @@ void Report(DB* db) {
   }
   const Shape shape = ReportShape(db);
 
-  // Space: what the DB keeps on disk for data, over the live user bytes.
   const DiskBytes disk = ListDisk(db);
-  std::printf("On disk: sst %" PRIu64 ", blob %" PRIu64 ", medium %" PRIu64
-              ", other (WAL, MANIFEST, LOG...) %" PRIu64 " bytes\n",
-              disk.sst, disk.blob, disk.medium, disk.other);
   Statistics* stats = db->GetOptions().statistics.get();
   const UserWork work = ReportUserWork(stats);
-  const double space_amp = Ratio(disk.Data(), work.live_bytes);
-  if (space_amp > 0) {
-    std::printf("Space amplification: %.3f (sst+blob+medium %" PRIu64
-                " / live user bytes %" PRIu64 ")\n",
-                space_amp, disk.Data(), work.live_bytes);
-  } else {
-    std::printf("Space amplification: n/a (live user bytes unknown)\n");
-  }
-
-  // I/O: device bytes of the whole process (DB open included) over the user
-  // bytes of all requests; read and write parts add up to Parallax's I/O
-  // amplification.
-  auto io = ReadProcSelfIo();
-  std::printf("Process I/O (/proc/self/io): read_bytes %" PRIu64
-              ", write_bytes %" PRIu64 ", rchar %" PRIu64 ", wchar %" PRIu64
-              "\n",
-              io["read_bytes"], io["write_bytes"], io["rchar"], io["wchar"]);
-  const DeviceRequests start = DeviceRequestsAtStart();
-  const DeviceRequests now = ReadDeviceRequests(FLAGS_db);
-  const bool device_known = start.known && now.known;
-  const double dev_reads =
-      device_known ? Ratio(now.reads - start.reads, work.ops) : -1;
-  const double dev_writes =
-      device_known ? Ratio(now.writes - start.writes, work.ops) : -1;
-  std::printf(
-      "I/O requests per op: system calls (syscr/syscw) read %.3f, "
-      "write %.3f; device (whole device) read %.3f, write %.3f\n",
-      Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops), dev_reads,
-      dev_writes);
-  const double amp_r = Ratio(io["read_bytes"], work.bytes);
-  const double amp_w = Ratio(io["write_bytes"], work.bytes);
-  std::printf("I/O amplification (device bytes / %" PRIu64
-              " user bytes): read %.3f, write %.3f, total %.3f\n",
-              work.bytes, amp_r, amp_w, amp_r + amp_w);
+  const double space_amp = ReportSpace(disk, work);
+  ProcessIo pio = ReportProcessIo(work);
+  auto& io = pio.counters;
+  const double dev_reads = pio.dev_reads, dev_writes = pio.dev_writes;
+  const double amp_r = pio.amp_read, amp_w = pio.amp_write;
   ROCKSDB_NAMESPACE::hybridkv::HybridStatistics hs;
   // Read phases flush nothing: --hybrid says HybridKV is on there.
   const bool hybrid =

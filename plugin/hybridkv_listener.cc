@@ -4,7 +4,6 @@
 #include "db/column_family.h"
 #include "db/db_impl/db_impl.h"
 #include "db/version_set.h"
-#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/blobdb/blob_gc_policy.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
@@ -104,10 +103,6 @@ void HybridKVListener::OnCompactionCompleted(DB* db,
     state->counters.NoteLevel(info.cf_id, info.output_level);
   }
   ApplyBlobGcPolicy(db, info.cf_id);
-}
-
-void HybridKVListener::OnBlobFileDeleted(const BlobFileDeletionInfo& info) {
-  BlobCacheWarmer::ForgetBlobFile(info.file_path);
 }
 
 }  // namespace hybridkv

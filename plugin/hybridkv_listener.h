@@ -31,8 +31,6 @@ class HybridKVListener : public EventListener {
   // tracker reads the SSTs on disk again before it frees anything.
   void OnCompactionBegin(DB* db, const CompactionJobInfo& info) override;
   void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
-  // Closes scan prefetching's reader of the deleted blob file.
-  void OnBlobFileDeleted(const BlobFileDeletionInfo& info) override;
 };
 
 }  // namespace hybridkv

@@ -60,7 +60,6 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
   const MediumFileTracker::Punches punches = state->tracker().GetPunches();
   s.medium_bytes_punched = punches.bytes;
   s.medium_punch_failures = punches.failures;
-  s.scan_read_ahead_gain = state->read_ahead.Gain();
   *stats = s;
   return Status::OK();
 }
@@ -83,11 +82,9 @@ std::string HybridStatistics::ToString() const {
       " bytes inlined at the merge level (%" PRIu64 " bytes read in %" PRIu64
       " reads)\nmedium: %" PRIu64 " values, %" PRIu64
       " bytes resolved by reads (%" PRIu64 " bytes read in %" PRIu64
-      " reads)\nscan prefetch: %" PRIu64
-      " separated values read ahead, %" PRIu64 " of them used, in %" PRIu64
-      " table seeks; %" PRIu64
-      " windows without blobs; scans %.2fx as fast with blobs read ahead as "
-      "without (0: not tried)\n"
+      " reads)\nscan prefetch: %" PRIu64 " medium values read ahead, %" PRIu64
+      " of them used, in %" PRIu64
+      " table seeks\n"
       "medium: %" PRIu64 " files, %" PRIu64 " bytes on disk; %" PRIu64
       " of %" PRIu64
       " referenced bytes live (space amplification %.2f); %" PRIu64
@@ -98,8 +95,7 @@ std::string HybridStatistics::ToString() const {
       medium_values_inlined, medium_bytes_inlined, merge_bytes_read,
       merge_reads, medium_values_resolved, medium_bytes_resolved,
       resolve_bytes_read, resolve_reads, scan_values_prefetched,
-      scan_values_used, scan_table_seeks, scan_windows_without_blobs,
-      scan_read_ahead_gain, live_medium_files, live_medium_bytes,
+      scan_values_used, scan_table_seeks, live_medium_files, live_medium_bytes,
       referenced_medium_live_bytes, referenced_medium_file_bytes,
       medium_space_amplification(), medium_bytes_punched, medium_punch_failures,
       medium_pointers, large_values_flushed);

@@ -22,8 +22,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       table_(table),
       allow_unprepared_value_(allow_unprepared_value),
       read_(read),
-      warm_medium_(prefetcher != nullptr &&
-                   table->context().block_cache != nullptr),
+      warm_medium_(prefetcher != nullptr),
       prefetcher_(std::move(prefetcher)) {
   if (mode == Mode::kPointer) {
     scope_ = CompactionScope::Enter(table->medium_refs());
@@ -199,7 +198,8 @@ Slice HybridIterator::value() const {
     return resolved_ ? Slice(*value_) : Slice();
   }
   // DBIter asks for a blob index's value only for an entry it yields, just
-  // before it reads the blob: the prefetcher's cue.
+  // before it reads the blob: the scan goes on, the prefetcher's cue to read
+  // the medium values ahead.
   if (prefetcher_ != nullptr &&
       ExtractValueType(inner_->key()) == kTypeBlobIndex) {
     prefetcher_->WantValue(inner_->key());

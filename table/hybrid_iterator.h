@@ -35,7 +35,7 @@ class HybridIterator : public InternalIterator {
   // instead of reaching a compaction. `scan`: values are resolved through a
   // readahead buffer per medium file, for iterators that visit neighbouring
   // keys; otherwise each value is one positioned read. `prefetcher` (user
-  // scans, may be null) warms the blob cache ahead of the scan.
+  // scans, may be null) reads medium values ahead into the block cache.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                  TableMediumValues* table, const MediumReadOptions& read,
                  bool allow_unprepared_value, bool scan,
@@ -154,7 +154,7 @@ class HybridIterator : public InternalIterator {
   TableMediumValues* const table_;
   const bool allow_unprepared_value_;
   const MediumReadOptions read_;
-  // Medium values come through the block cache, warmed by prefetcher_.
+  // Medium values come through the block cache, filled by prefetcher_.
   const bool warm_medium_;
   Status status_;
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;

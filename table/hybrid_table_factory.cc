@@ -10,7 +10,6 @@
 #include "options/cf_options.h"
 #include "options/db_options.h"
 #include "options/options_helper.h"
-#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
@@ -483,12 +482,6 @@ Status HybridTableFactory::NewTableReader(
     context.column_family_id = props->column_family_id;
     if (options_.scan_prefetch) {
       context.scan_prefetch_max = options_.scan_prefetch_max;
-      // BlobDB's blob cache keys carry the id of the DB that wrote the SST,
-      // which is this DB's unless the SST was ingested (then a warmed entry
-      // is merely never looked up).
-      context.blob_warmer = BlobCacheWarmer::For(
-          io, context.file_options, options_.inner, props->column_family_id,
-          props->db_id, table_reader_options.cur_db_session_id);
     }
     if (table_reader_options.level >= 0) {
       state->counters.NoteLevel(props->column_family_id,

@@ -64,9 +64,7 @@ bool HybridTableReader::ScanPrefetchApplies(const ReadOptions& read_options,
   return caller == TableReaderCaller::kUserIterator &&
          values_.context().scan_prefetch_max > 0 && read_options.fill_cache &&
          read_options.read_tier != kBlockCacheTier &&
-         (values_.context().blob_warmer != nullptr ||
-          (values_.has_medium_refs() &&
-           values_.context().block_cache != nullptr));
+         values_.has_medium_refs() && values_.context().block_cache != nullptr;
 }
 
 InternalIterator* HybridTableReader::NewIterator(

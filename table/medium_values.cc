@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/medium_values.h"
 
+#include <algorithm>
+
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -96,18 +98,25 @@ void TableMediumValues::AddMediumReads(
 
 std::vector<std::pair<size_t, size_t>> TableMediumValues::GroupIntoReadSpans(
     std::vector<MediumPointer>* pointers) {
-  // A gap of up to kMediumRunMergeGap costs less to read through than a
-  // second request.
-  return SortAndGroup(
-      pointers,
-      [](const MediumPointer& p) {
-        return std::make_pair(p.file_number, p.handle.offset);
-      },
-      [](const MediumPointer& prev, const MediumPointer& p, size_t) {
-        const MediumRecordHandle& h = prev.handle;
-        return p.file_number == prev.file_number &&
-               p.handle.offset <= h.offset + h.size + kMediumRunMergeGap;
-      });
+  std::sort(pointers->begin(), pointers->end(),
+            [](const MediumPointer& a, const MediumPointer& b) {
+              return std::make_pair(a.file_number, a.handle.offset) <
+                     std::make_pair(b.file_number, b.handle.offset);
+            });
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (size_t i = 0; i < pointers->size(); i++) {
+    const MediumPointer& p = (*pointers)[i];
+    // A gap of up to kMediumRunMergeGap costs less to read through than a
+    // second request.
+    if (spans.empty() || p.file_number != (*pointers)[i - 1].file_number ||
+        p.handle.offset > (*pointers)[i - 1].handle.offset +
+                              (*pointers)[i - 1].handle.size +
+                              kMediumRunMergeGap) {
+      spans.emplace_back(i, i);
+    }
+    spans.back().second = i + 1;
+  }
+  return spans;
 }
 
 Status TableMediumValues::ResolvePointer(const MediumReadOptions& options,

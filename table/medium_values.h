@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/medium/medium_block_cache.h"
@@ -41,11 +40,9 @@ struct MediumReadContext {
   uint32_t column_family_id = 0;  // from the table's properties
   std::string session_id;         // of the DB session that opened the table
   SystemClock* clock = nullptr;   // for ReadOptions::deadline
-  // User scans warm BlobDB's values up to this many entries ahead
+  // User scans read medium values up to this many entries ahead
   // (ScanPrefetcher); 0: off.
   size_t scan_prefetch_max = 0;
-  // Null without a blob cache.
-  std::shared_ptr<BlobCacheWarmer> blob_warmer;
 };
 
 class TableMediumValues {

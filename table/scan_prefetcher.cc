@@ -3,10 +3,8 @@
 
 #include <algorithm>
 
-#include "db/blob/blob_index.h"
 #include "db/dbformat.h"
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
-#include "plugin/hybridkv/blob/io/read_pool.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/comparator.h"
@@ -17,8 +15,9 @@ namespace hybridkv {
 namespace {
 
 // The lookahead reads with blocking reads only. With async_io, its block
-// prefetching would leave requests in flight on this thread's io_uring, which
-// RocksDB 9.x shares with the MultiRead of WarmGroup.
+// prefetching would leave requests of HybridKV's own in flight on this
+// thread's io_uring between the application's calls, which RocksDB 9.x shares
+// with MultiRead (MultiGet).
 ReadOptions WithoutAsyncIO(ReadOptions read_options) {
   read_options.async_io = false;
   return read_options;
@@ -38,7 +37,6 @@ ScanPrefetcher::ScanPrefetcher(TableMediumValues* table, TableReader* inner,
       visible_seq_(read_options.snapshot != nullptr
                        ? read_options.snapshot->GetSequenceNumber()
                        : kMaxSequenceNumber),
-      scan_async_io_(read_options.async_io),
       medium_read_options_(read_options),
       prefix_extractor_(prefix_extractor),
       skip_filters_(skip_filters),
@@ -49,12 +47,6 @@ ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 void ScanPrefetcher::Stop() {
   if (active_) {
     hint_->Record(consumed_ + 1);  // with its last entry
-    if (CanReadBlobs()) {
-      const uint64_t now = table_->context().clock->NowNanos();
-      if (now > seek_nanos_) {
-        trial().RecordScan(way_, consumed_ + 1, now - seek_nanos_);
-      }
-    }
   }
   if (values_collected_ > 0 || values_used_ > 0) {
     DbCounters& counters = table_->context().state->counters;
@@ -80,10 +72,6 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
     }
   }
   active_ = true;
-  if (CanReadBlobs()) {
-    way_ = trial().Choose(internal_target);
-    seek_nanos_ = table_->context().clock->NowNanos();
-  }
   exhausted_ = false;
   window_ = hint_->FirstWindow(kMinWindow, max_window_);
   consumed_ = 0;
@@ -165,12 +153,7 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
 }
 
 bool ScanPrefetcher::PlanWindow() {
-  // A blob is one request whether read ahead or by DBIter when the scan
-  // reaches it: reading it ahead gains only overlap with other reads, and
-  // costs a request for every blob past the scan's end (ReadAheadTrial
-  // decides, at the seek). Medium values are read by span, several per
-  // request, so they are read ahead always.
-  if (ReadsBlobs() || WantsMedium()) {
+  if (WantsMedium()) {
     return true;
   }
   // Nothing to read ahead: a lookahead would only read SST blocks, some
@@ -190,25 +173,8 @@ void ScanPrefetcher::StartWindow() {
   }
   Window& w = window_state_;
   Collect();
-  const auto groups = SortAndGroup(
-      &w.blobs,
-      [](const BlobCacheWarmer::Blob& b) {
-        return std::make_pair(b.file_number, b.offset);
-      },
-      [](const BlobCacheWarmer::Blob& prev, const BlobCacheWarmer::Blob& b,
-         size_t group_size) {
-        return b.file_number == prev.file_number &&
-               group_size < BlobCacheWarmer::kMaxGroup;
-      });
   const auto spans = TableMediumValues::GroupIntoReadSpans(&w.medium);
-  w.unbatched.clear();
   w.batch.emplace(table_->context().fs.get(), io);
-  for (const auto& group : groups) {
-    if (!table_->context().blob_warmer->AddGroupReads(
-            &*w.batch, io, &w.blobs[group.first], group.second - group.first)) {
-      w.unbatched.push_back(group);
-    }
-  }
   table_->AddMediumReads(&*w.batch, io, w.medium, spans);
   w.batch->Start();  // in flight until joined, where that is safe
   next_step_at_ = w.begin;
@@ -220,30 +186,15 @@ void ScanPrefetcher::JoinPending(bool use) {
     return;
   }
   w.batch.reset();  // waits for the reads
-  if (!use) {
-    return;
+  if (use) {
+    next_step_at_ = w.end;
   }
-  next_step_at_ = w.end;
-  if (scan_async_io_) {
-    // The scan's own iterators may have asynchronous reads in flight on
-    // this thread, which WarmGroup's MultiRead must not meet (RocksDB 9.x).
-    // Those blobs are not prefetched; DBIter reads them.
-    return;
-  }
-  RunReadsInParallel(w.unbatched.size(), [&](size_t i) {
-    table_->context().blob_warmer->WarmGroup(
-        read_options_, &w.blobs[w.unbatched[i].first],
-        w.unbatched[i].second - w.unbatched[i].first);
-  });
 }
 
 void ScanPrefetcher::Collect() {
   Window& w = window_state_;
-  w.blobs.clear();
   w.medium.clear();
   w.collected_at.clear();
-  const bool want_medium = WantsMedium();
-  const bool with_blobs = ReadsBlobs();
   size_t n = 0;
   for (; n < window_ && lookahead_->Valid(); n++, lookahead_->Next()) {
     ParsedInternalKey parsed;
@@ -256,24 +207,12 @@ void ScanPrefetcher::Collect() {
     }
     const Slice value = lookahead_->value();
     MediumPointer pointer;
-    BlobIndex index;
-    if (MayBeMediumPointer(value)) {
-      if (want_medium && PeekMediumPointer(value, &pointer)) {
-        w.medium.push_back(pointer);
-        w.collected_at.push_back(collected_end_ + n);
-      }
-    } else if (with_blobs && index.DecodeFrom(value).ok() &&
-               !index.IsInlined() && index.file_number() != 0) {
-      // (File number 0: RocksDB 11's blob in the SST itself, no blob file.)
-      w.blobs.push_back({parsed.user_key.ToString(), index.file_number(),
-                         index.offset(), index.size(), index.compression()});
+    if (MayBeMediumPointer(value) && PeekMediumPointer(value, &pointer)) {
+      w.medium.push_back(pointer);
       w.collected_at.push_back(collected_end_ + n);
     }
   }
-  values_collected_ += w.blobs.size() + w.medium.size();
-  if (!with_blobs && table_->context().blob_warmer != nullptr) {
-    table_->context().state->counters.scan_windows_without_blobs++;
-  }
+  values_collected_ += w.medium.size();
   w.begin = collected_end_;
   w.end = collected_end_ + n;
   collected_end_ = w.end;

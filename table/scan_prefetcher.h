@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/blobdb/blob_cache_warmer.h"
 #include "plugin/hybridkv/blob/io/async_read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
@@ -23,14 +22,14 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Looks ahead of a user scan over one table and reads the separated values it
-// is about to yield, several at once, into the caches their readers look in:
-// BlobDB's values (the large class) into the blob cache (BlobCacheWarmer),
-// where DBIter's own blob read finds them; medium values into the block
-// cache, where HybridIterator resolves them. Without it each such value is one
-// synchronous read when the scan reaches it.
+// Looks ahead of a user scan over one table and reads the medium values it is
+// about to yield, several at once, into the block cache, where HybridIterator
+// resolves them. Without it each such value is one synchronous read when the
+// scan reaches it. BlobDB's values (the large class) are left to DBIter's own
+// reads: a blob is one request whether read ahead or not, so reading it ahead
+// buys only overlap, and costs a request for every blob past the scan's end.
 //
-// Demand-driven: a window is read when the scan wants a separated value past
+// Demand-driven: a window is read when the scan wants a medium value past
 // the part already read, so a table the merged scan takes no such value from
 // costs nothing. A second iterator over the same table then runs ahead from
 // that entry. After a seek the window starts at the number of entries recent
@@ -39,8 +38,7 @@ namespace hybridkv {
 // iterate_upper_bound, at the end of the seek key's prefix under
 // prefix_same_as_start, and at the table's end; backward moves stop it until
 // the next seek. A window's medium records are read by span (one request per
-// run of a medium file, which is in key order); its blobs one request each
-// (BlobCacheWarmer::AddGroupReads), or by file with RocksDB's MultiRead.
+// run of a medium file, which is in key order).
 //
 // At a seek, a table whose recent scans took at least kEagerMinEntries
 // entries from it submits its first window at once and waits for it only
@@ -50,18 +48,10 @@ namespace hybridkv {
 // the scan leaves it (at a seek, a backward move or its end) is waited for
 // before its buffers go.
 //
-// Whether windows read blobs ahead is the DB's ReadAheadTrial's call, made
-// at each seek and timed back at the scan's end: a blob is one request
-// whether read ahead or by DBIter, so reading it ahead buys only overlap,
-// which a device held at its IOPS budget does not give, and each blob past
-// the scan's end costs a request there. Without blobs a window reads only
-// medium values (several per request), and a table with no medium values
-// reads nothing ahead.
-//
 // A window's reads are one AsyncReadBatch. Where it can stay in flight between
 // calls (ReadFileSystemFor: RocksDB's POSIX file system, with io_uring) it is
-// submitted when collected; otherwise when it is waited for, with blocking
-// reads on a small I/O pool where the file system has no asynchronous reads.
+// submitted when collected; otherwise it is read when waited for, with
+// blocking reads on a small I/O pool.
 // Prefetching only fills a cache: results never depend on it, and its errors
 // are dropped (DBIter's own read reports them).
 
@@ -69,9 +59,10 @@ namespace hybridkv {
 // next scan there. Each window is a round trip to the device that the scan
 // waits for, and a scan crosses one table per level, so long scans that start
 // small wait many times; scans of a few entries that start large read values
-// they never yield. Measured (YCSB Run E, scans of 1..100 entries), against a first window of 2: 7-18% more scans per
-// second at less CPU, as fast as a fixed 16 with a third to two fifths of its
-// reads of values past the scans' ends.
+// they never yield. Measured (YCSB Run E, scans of 1..100 entries), against a
+// first window of 2: 7-18% more scans per second at less CPU, as fast as a
+// fixed 16 with a third to two fifths of its reads of values past the scans'
+// ends.
 //
 // An average weighted 1/4 on the newest scan, in sixteenths of an entry.
 // Scans of the table share it without a lock: a lost update only blurs it.
@@ -104,11 +95,10 @@ class ScanPrefetcher {
   static constexpr size_t kEagerMinEntries = 8;
 
   // For a scan of the table whose medium values are `table` and whose inner
-  // format's reader is `inner`, with these arguments of its NewIterator.
-  // BlobDB's values are warmed when the table has a blob warmer (a blob
-  // cache), medium values when it has a block cache; the window's cap is the
-  // table's scan_prefetch_max. The second iterator, over `inner`, is opened
-  // once a window is needed. `hint`: the table's, which the scan updates.
+  // format's reader is `inner`, with these arguments of its NewIterator; the
+  // window's cap is the table's scan_prefetch_max. The second iterator, over
+  // `inner`, is opened once a window is needed. `hint`: the table's, which the
+  // scan updates.
   ScanPrefetcher(TableMediumValues* table, TableReader* inner,
                  ScanLengthHint* hint, const ReadOptions& read_options,
                  const SliceTransform* prefix_extractor, bool skip_filters);
@@ -120,7 +110,7 @@ class ScanPrefetcher {
   void Next() { consumed_++; }
   // The scan moved backwards or to the end.
   void Stop();
-  // The scan wants the separated value of the entry at `internal_key`, where
+  // The scan wants the medium value of the entry at `internal_key`, where
   // it now stands.
   void WantValue(const Slice& internal_key) {
     if (!active_) return;
@@ -129,15 +119,12 @@ class ScanPrefetcher {
   }
 
  private:
-  // One window: its separated values, and the reads of those not cached.
+  // One window: its medium values, and the reads of those not cached.
   // The vectors are reused from window to window.
   struct Window {
     size_t begin = 0;  // the entries of the window, counted from the seek
     size_t end = 0;
-    std::vector<BlobCacheWarmer::Blob> blobs;
     std::vector<MediumPointer> medium;
-    // Blob groups AddGroupReads refused: read by WarmGroup when joined.
-    std::vector<std::pair<size_t, size_t>> unbatched;
     std::optional<AsyncReadBatch> batch;  // engaged while the reads are pending
     // The entries (counted from the seek) whose values it collected, in
     // order.
@@ -153,7 +140,7 @@ class ScanPrefetcher {
   // Waits for window_state_'s pending reads; with `use`, the scan goes on
   // into it.
   void JoinPending(bool use);
-  // Collects the window's separated values into window_state_.
+  // Collects the window's medium values into window_state_.
   void Collect();
   bool BeyondEnd(const Slice& user_key) const;
   // Whether the table may hold medium values, and there is a block cache to
@@ -165,16 +152,9 @@ class ScanPrefetcher {
   // Counts a value the scan wants that the window collected (once per
   // entry: DBIter may ask twice).
   void CountUse();
-  // Whether windows could read blobs ahead: only then is there a way for
-  // the trial to choose, and a scan to time for it (a mutex and two clock
-  // reads per table per scan).
-  bool CanReadBlobs() const { return table_->context().blob_warmer != nullptr; }
-  // Whether windows read blobs ahead (else DBIter reads them).
-  bool ReadsBlobs() const { return CanReadBlobs() && way_.read_ahead; }
   // Whether the next window would read anything; false, with the prefetcher
   // stopped until the next seek, when it would not.
   bool PlanWindow();
-  ReadAheadTrial& trial() { return table_->context().state->read_ahead; }
 
   TableMediumValues* const table_;
   TableReader* const inner_;
@@ -183,18 +163,13 @@ class ScanPrefetcher {
   // The newest sequence number the scan sees, read when the scan starts: its
   // snapshot may be released while the iterator lives.
   const SequenceNumber visible_seq_;
-  const bool scan_async_io_;        // the scan's own ReadOptions::async_io
   const MediumReadOptions medium_read_options_;
   const SliceTransform* const prefix_extractor_;
   const bool skip_filters_;
   const size_t max_window_;
   std::unique_ptr<InternalIterator> lookahead_;
 
-  bool active_ = false;  // between a seek and a backward move or the end
-  // Since the seek: whether windows read blobs (the trial's way then), and
-  // when it was.
-  ReadAheadTrial::Way way_;
-  uint64_t seek_nanos_ = 0;
+  bool active_ = false;     // between a seek and a backward move or the end
   bool exhausted_ = false;  // the lookahead reached the end of the range
   size_t window_ = 0;
   // Entries since the seek: the scan stands at `consumed_`; the lookahead,
@@ -207,7 +182,7 @@ class ScanPrefetcher {
   std::string prefix_;  // prefix_same_as_start: the seek key's prefix
   bool has_prefix_ = false;
   Window window_state_;  // the last window collected (one at a time)
-  // Since the seek: separated values the windows covered, and those the scan
+  // Since the seek: medium values the windows covered, and those the scan
   // asked for (counted into the DB's counters at Stop).
   uint64_t values_collected_ = 0;
   uint64_t values_used_ = 0;

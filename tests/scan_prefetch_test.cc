@@ -1,10 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Scan prefetch (ScanPrefetcher): user scans read the BlobDB values and medium
-// values they are about to yield into the blob and block caches. It may only
-// change where a value comes from, never what a scan returns: a prefetched
-// blob is a blob cache hit for DBIter (no second read), and a damaged blob
-// fails the scan exactly as it does without prefetching. Scans with
+// Scan prefetch (ScanPrefetcher): user scans read the medium values they are
+// about to yield into the block cache, several per request; BlobDB's values
+// stay DBIter's own reads. It may only change where a value comes from, never
+// what a scan returns: a damaged medium record fails the scan exactly as it
+// does without prefetching. Scans with
 // prefetching on and off are compared with a model across bounds, prefix
 // mode, reverse iteration, snapshots and concurrent compactions in
 // model_test.
@@ -17,7 +17,6 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
@@ -74,8 +73,6 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
     DB* raw = nullptr;
     ASSERT_OK(hybridkv::OpenDB(options_, dir_.path(), &raw));
     db_.reset(raw);
-    // Windows read blobs, whatever the trial would find on the test machine.
-    DbStateFor(dir_.path())->read_ahead.Pin(true);
   }
 
   // Scans everything forward; returns the number of entries, and the first
@@ -110,40 +107,44 @@ class ScanPrefetchTest : public testing::TestWithParam<bool> {
   std::unique_ptr<DB> db_;
 };
 
-TEST_P(ScanPrefetchTest, EveryBlobIsReadOnce) {
-  const bool prefetch = GetParam();
-  Load(prefetch);
-  Status s;
-  ASSERT_EQ(ScanAll(&s), kKeys);
-  ASSERT_OK(s);
-  const uint64_t large = (kKeys + 2) / 3;
-  // Each blob was read from its file exactly once, whoever read it.
-  EXPECT_EQ(Ticker(BLOB_DB_CACHE_ADD), large);
-  if (prefetch) {
-    // DBIter's lookup of every blob of the scan was a hit: it issued no
-    // blob read of its own.
-    EXPECT_EQ(Ticker(BLOB_DB_CACHE_HIT), large);
-  } else {
-    EXPECT_EQ(Ticker(BLOB_DB_CACHE_HIT), 0u);
-    EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS), large);
-  }
-}
-
 HybridStatistics Stats(DB* db) {
   HybridStatistics stats;
   EXPECT_OK(GetStatistics(db, &stats));
   return stats;
 }
 
-// A scan to the end uses every separated value its windows read ahead.
+constexpr uint64_t kLarge = (kKeys + 2) / 3;
+constexpr uint64_t kMedium = kKeys / 3;
+
+// Each blob is DBIter's own read, prefetching or not: one blob cache miss,
+// never a hit. Each medium value is read once too; prefetching reads them by
+// span, in fewer requests.
+TEST_P(ScanPrefetchTest, BlobsAreDBItersReadsAndMediumValuesComeBySpan) {
+  Load(GetParam());
+  Status s;
+  ASSERT_EQ(ScanAll(&s), kKeys);
+  ASSERT_OK(s);
+  EXPECT_EQ(Ticker(BLOB_DB_CACHE_ADD), kLarge);
+  EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS), kLarge);
+  EXPECT_EQ(Ticker(BLOB_DB_CACHE_HIT), 0u);
+  const HybridStatistics stats = Stats(db_.get());
+  EXPECT_EQ(stats.medium_values_resolved, kMedium);
+  if (GetParam()) {
+    // Windows grow to 16 entries, about 5 medium values, read as one span.
+    EXPECT_LT(stats.resolve_reads, kMedium / 3) << stats.ToString();
+  } else {
+    EXPECT_EQ(stats.scan_values_prefetched, 0u);
+  }
+}
+
+// A scan to the end uses every medium value its windows read ahead.
 TEST_P(ScanPrefetchTest, AFullScanUsesEveryValueReadAhead) {
   Load(GetParam());
   Status s;
   ASSERT_EQ(ScanAll(&s), kKeys);
   ASSERT_OK(s);
   const HybridStatistics stats = Stats(db_.get());
-  const uint64_t separated = 2 * kKeys / 3;  // large and medium
-  EXPECT_EQ(stats.scan_values_prefetched, GetParam() ? separated : 0);
+  EXPECT_EQ(stats.scan_values_prefetched, GetParam() ? kMedium : 0);
   EXPECT_EQ(stats.scan_values_used, stats.scan_values_prefetched);
 }
 
@@ -167,36 +168,9 @@ TEST_P(ScanPrefetchTest, AnAsyncSecondSeekIsTheSameScan) {
   EXPECT_EQ(Stats(db_.get()).scan_table_seeks, GetParam() ? 2u : 0u);
 }
 
-// Where scans run faster without blobs read ahead (ReadAheadTrial), windows
-// leave blobs to DBIter and still read medium values ahead; the scan returns
-// the same entries, each blob read once.
-TEST_P(ScanPrefetchTest, AThrottledDeviceLeavesBlobsToRocksDB) {
-  Load(GetParam());
-  DbStateFor(dir_.path())->read_ahead.Pin(false);
-  Status s;
-  ASSERT_EQ(ScanAll(&s), kKeys);
-  ASSERT_OK(s);
-  DbStateFor(dir_.path())->read_ahead.Pin(true);
-  const uint64_t large = (kKeys + 2) / 3;
-  const uint64_t medium = kKeys / 3;
-  EXPECT_EQ(Ticker(BLOB_DB_CACHE_ADD), large);
-  const HybridStatistics stats = Stats(db_.get());
-  if (GetParam()) {
-    EXPECT_GT(stats.scan_windows_without_blobs, 0u);
-    // Most blobs were DBIter's own reads; every medium value was read ahead.
-    EXPECT_GT(Ticker(BLOB_DB_CACHE_MISS), large / 2);
-    EXPECT_GE(stats.scan_values_prefetched, medium);
-    EXPECT_LT(stats.scan_values_prefetched, medium + large / 2);
-    EXPECT_EQ(stats.scan_values_used, stats.scan_values_prefetched);
-  } else {
-    EXPECT_EQ(stats.scan_windows_without_blobs, 0u);
-    EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS), large);
-  }
-}
-
-// There, a table with no medium values reads nothing ahead, so its lookahead
-// reads no SST block past the scan's end.
-TEST_P(ScanPrefetchTest, AThrottledDeviceReadsNothingAheadInATableOfBlobs) {
+// A table with no medium values reads nothing ahead, so its lookahead reads no
+// SST block past the scan's end.
+TEST_P(ScanPrefetchTest, ATableOfBlobsReadsNothingAhead) {
   options_ = MakeOptions(GetParam());
   DB* raw = nullptr;
   ASSERT_OK(hybridkv::OpenDB(options_, dir_.path(), &raw));
@@ -208,7 +182,6 @@ TEST_P(ScanPrefetchTest, AThrottledDeviceReadsNothingAheadInATableOfBlobs) {
   }
   ASSERT_OK(db_->Flush(FlushOptions()));
   Reopen(GetParam());
-  DbStateFor(dir_.path())->read_ahead.Pin(false);
   std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
   int n = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
@@ -216,13 +189,10 @@ TEST_P(ScanPrefetchTest, AThrottledDeviceReadsNothingAheadInATableOfBlobs) {
   }
   ASSERT_OK(it->status());
   it.reset();
-  DbStateFor(dir_.path())->read_ahead.Pin(true);
   EXPECT_EQ(n, kBlobs);
-  EXPECT_EQ(Ticker(BLOB_DB_CACHE_ADD), static_cast<uint64_t>(kBlobs));
   const HybridStatistics stats = Stats(db_.get());
   EXPECT_EQ(stats.scan_values_prefetched, 0u);
-  // No window without blobs was collected: the lookahead stopped.
-  EXPECT_EQ(stats.scan_windows_without_blobs, 0u);
+  EXPECT_EQ(stats.scan_table_seeks, 0u) << "no prefetcher for such a table";
   EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS), static_cast<uint64_t>(kBlobs));
 }
 
@@ -236,14 +206,13 @@ TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
     ASSERT_TRUE(it->Valid());
     EXPECT_EQ(it->value().ToString(), Value(i));
   }
-  EXPECT_LE(Ticker(BLOB_DB_CACHE_ADD), 2u * (kKeys / 10));
-  // Each scan used the one value it yielded where that value is separated
-  // (two keys in three).
+  // Each scan used the one value it yielded where that value is medium (one
+  // key in three), and read at most the one after it besides.
   const HybridStatistics stats = Stats(db_.get());
   const uint64_t scans = kKeys / 10;
   if (GetParam()) {
-    EXPECT_EQ(stats.scan_values_used, (2 * scans + 2) / 3);
-    EXPECT_LE(stats.scan_values_prefetched, 2 * scans);
+    EXPECT_EQ(stats.scan_values_used, scans / 3);
+    EXPECT_LE(stats.scan_values_prefetched, 2 * scans / 3 + 1);
   }
 }
 
@@ -254,30 +223,33 @@ TEST_P(ScanPrefetchTest, ShortScansReadLittleAhead) {
 TEST_P(ScanPrefetchTest, LongScansWidenATablesFirstWindow) {
   Load(GetParam());
   ScanTheFirstTableFar();
-  // One entry each, where nothing is cached yet: Key(120) in the first
-  // table, Key(270) in the second. Both values are large.
-  auto blobs_read_by_one_entry_scan = [&](int i) {
-    const uint64_t before = Ticker(BLOB_DB_CACHE_ADD);
+  // One entry each, where nothing is cached yet: Key(121) in the first
+  // table, Key(271) in the second. Both values are medium.
+  auto medium_read_ahead_by_one_entry_scan = [&](int i) {
+    const uint64_t before = Stats(db_.get()).scan_values_prefetched;
     std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
     it->Seek(Key(i));
     EXPECT_TRUE(it->Valid());
     EXPECT_EQ(it->value().ToString(), Value(i));
-    return Ticker(BLOB_DB_CACHE_ADD) - before;
+    it.reset();  // counted when the scan ends
+    return Stats(db_.get()).scan_values_prefetched - before;
   };
   const size_t cap = HybridTableOptions().scan_prefetch_max;
-  // Prefetching, a window of `cap` entries from Key(120), where every third
-  // value is large; without it, DBIter reads the one value it yields.
-  EXPECT_EQ(blobs_read_by_one_entry_scan(120), GetParam() ? (cap + 2) / 3 : 1);
-  // ScanPrefetcher::kMinWindow entries from Key(270): one large value.
-  EXPECT_EQ(blobs_read_by_one_entry_scan(270), 1u);
+  // Prefetching, a window of `cap` entries from Key(121), where every third
+  // value is medium, starting with its own.
+  EXPECT_EQ(medium_read_ahead_by_one_entry_scan(121),
+            GetParam() ? (cap + 2) / 3 : 0);
+  // ScanPrefetcher::kMinWindow entries from Key(271): its own value.
+  EXPECT_EQ(medium_read_ahead_by_one_entry_scan(271), GetParam() ? 1u : 0u);
 }
 
 // A seek into a table that recent scans read far leaves its first window's
 // reads in flight when Seek returns. The application may call RocksDB on the
-// same thread before it moves the iterator: here a MultiGet of cold blobs,
-// which RocksDB reads with MultiRead (io_uring, where enabled, on a ring of
-// its own file system's that MultiRead fails on a completion it did not
-// submit). It must get only its own reads, and the scan must go on intact.
+// same thread before it moves the iterator: here a MultiGet of cold blobs and
+// medium values, which RocksDB reads with MultiRead (io_uring, where enabled,
+// on a ring of its own file system's that MultiRead fails on a completion it
+// did not submit). It must get only its own reads, and the scan must go on
+// intact.
 TEST_P(ScanPrefetchTest, MultiGetWhileAScansReadsAreInFlight) {
   Load(GetParam());
   ScanTheFirstTableFar();
@@ -291,10 +263,10 @@ TEST_P(ScanPrefetchTest, MultiGetWhileAScansReadsAreInFlight) {
   // separated value, so nothing waits for the window's reads.
   it->Seek(Key(122));
   ASSERT_TRUE(it->Valid());
-  // Large values of the second flush, none read yet: one MultiRead of their
-  // blob file.
+  // Values of the second flush, none read yet: one MultiRead of their blob
+  // file, and batched reads of their medium file.
   std::vector<std::string> key_strings;
-  for (int i = 240; i < kKeys; i += 3) key_strings.push_back(Key(i));
+  for (int i = 240; i < kKeys; i++) key_strings.push_back(Key(i));
   const std::vector<Slice> keys(key_strings.begin(), key_strings.end());
   std::vector<std::string> values;
   const uint64_t misses_before = Ticker(BLOB_DB_CACHE_MISS);
@@ -302,10 +274,10 @@ TEST_P(ScanPrefetchTest, MultiGetWhileAScansReadsAreInFlight) {
       db_->MultiGet(ReadOptions(), keys, &values);
   for (size_t k = 0; k < keys.size(); k++) {
     ASSERT_OK(statuses[k]) << key_strings[k];
-    EXPECT_EQ(values[k], Value(240 + 3 * static_cast<int>(k)));
+    EXPECT_EQ(values[k], Value(240 + static_cast<int>(k)));
   }
   // Every blob came from its file.
-  EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS) - misses_before, keys.size());
+  EXPECT_EQ(Ticker(BLOB_DB_CACHE_MISS) - misses_before, (kKeys - 240) / 3);
   int n = 122;
   for (; it->Valid(); it->Next(), n++) {
     ASSERT_EQ(it->key().ToString(), Key(n));
@@ -328,15 +300,18 @@ TEST(ScanLengthHintTest, FollowsRecentScansWithinMinAndCap) {
   EXPECT_EQ(hint.FirstWindow(2, 1), 1u);  // a cap below the minimum wins
 }
 
-TEST_P(ScanPrefetchTest, DamagedBlobFailsTheScanAsWithoutPrefetch) {
+TEST_P(ScanPrefetchTest, DamagedMediumRecordFailsTheScanAsWithoutPrefetch) {
   Load(GetParam());
   db_.reset();
-  // Damage the middle of the blob file of the first flush: a value there no
+  // Damage the middle of the medium file of the first flush: a value there no
   // longer matches its checksum.
-  auto blobs = test::FilesWithSuffix(dir_.path(), ".blob");
-  ASSERT_FALSE(blobs.empty());
-  std::sort(blobs.begin(), blobs.end());
-  const std::string path = dir_.path() + "/" + blobs.front();
+  auto files = test::FilesWithSuffix(dir_.path(), ".medium");
+  ASSERT_FALSE(files.empty());
+  std::sort(files.begin(), files.end(),
+            [](const std::string& a, const std::string& b) {
+              return std::stoull(a) < std::stoull(b);
+            });
+  const std::string path = dir_.path() + "/" + files.front();
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(0, std::ios::end);
   const std::streamoff middle = f.tellg() / 2;

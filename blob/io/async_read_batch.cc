@@ -122,8 +122,12 @@ bool AsyncReadBatch::Supported(FileSystem* fs) {
 AsyncReadBatch::AsyncReadBatch(FileSystem* fs, const IOOptions& io)
     : fs_(ReadFileSystemOf(fs)),
       io_(io),
-      async_(io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs_)),
-      own_io_uring_(fs_ == OwnPosixFileSystem().get()) {}
+      // Only on HybridKV's own instance: another file system may wrap
+      // RocksDB's POSIX one, whose Poll before RocksDB 10.6 aborts the
+      // process when a signal interrupts its wait (facebook/rocksdb#13890),
+      // and only here does HybridKV wait for the reads itself.
+      async_(fs_ == OwnPosixFileSystem().get() &&
+             io.rate_limiter_priority == Env::IO_TOTAL && Supported(fs_)) {}
 
 AsyncReadBatch::Request AsyncReadBatch::NewRequest(RandomAccessFileReader* file,
                                                    uint64_t offset, size_t n,
@@ -166,11 +170,7 @@ void AsyncReadBatch::Add(RandomAccessFileReader* file,
       .push_back(NewRequest(file, offset, n, std::move(done)));
 }
 
-void AsyncReadBatch::Start() {
-  if (own_io_uring_) {
-    Submit();
-  }
-}
+void AsyncReadBatch::Start() { Submit(); }
 
 void AsyncReadBatch::Submit() {
   for (Request& r : queued_) {
@@ -237,21 +237,18 @@ void AsyncReadBatch::WaitForSubmitted() {
   bool buffers_free = true;
   if (!handles.empty()) {
 #if defined(HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR)
-    if (own_io_uring_) {
-      polled = PollRetryingInterruptedWaits(handles);
-      // Reads may still be in flight, and AbortIO would wait for them on
-      // the same ring, aborting on the same errors: their buffers are given
-      // up instead.
-      buffers_free = polled.ok();
-    } else
-#endif
-    {
-      polled = fs_->Poll(handles, handles.size());
-      if (!polled.ok()) {
-        // Nothing may write into buffers about to be freed.
-        buffers_free = fs_->AbortIO(handles).ok();
-      }
+    polled = PollRetryingInterruptedWaits(handles);
+    // Reads may still be in flight, and AbortIO would wait for them on the
+    // same ring, aborting on the same errors: their buffers are given up
+    // instead.
+    buffers_free = polled.ok();
+#else
+    polled = fs_->Poll(handles, handles.size());
+    if (!polled.ok()) {
+      // Nothing may write into buffers about to be freed.
+      buffers_free = fs_->AbortIO(handles).ok();
     }
+#endif
   }
   for (Request& r : submitted_) {
     Finish(r, polled.ok() || r.handle == nullptr ? r.read.status : polled,

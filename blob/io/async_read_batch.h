@@ -2,9 +2,8 @@
 //
 // blob/io/: I/O that every reader of HybridKV shares: batches of reads in
 // flight together (this header), the pool that runs blocking reads in
-// parallel (read_pool.h), whether scans should read ahead what only overlap
-// pays for (read_ahead_trial.h), and the RocksDB version differences
-// HybridKV's code meets (rocksdb_compat.h).
+// parallel (read_pool.h), and the RocksDB version differences HybridKV's code
+// meets (rocksdb_compat.h).
 //
 // May depend on: RocksDB (public and internal headers) only.
 #pragma once
@@ -25,9 +24,9 @@ class RandomAccessFileReader;
 
 namespace hybridkv {
 
-// The file system HybridKV opens its own readers with (medium files, and the
-// BlobDB files the blob warmer reads): for RocksDB's default POSIX file
-// system, a second instance of it, created once; any other: `fs` itself.
+// The file system HybridKV opens its own readers with (medium files): for
+// RocksDB's default POSIX file system, a second instance of it, created once;
+// any other: `fs` itself.
 //
 // Why: RocksDB 9.x's POSIX file system keeps one io_uring per thread and
 // instance, shared by ReadAsync and MultiRead, and MultiRead fails on a
@@ -42,27 +41,29 @@ std::shared_ptr<FileSystem> ReadFileSystemFor(
 // when all are read. Start submits them early, where that is safe, so that
 // the caller can go on while they are in flight.
 //
-// Where the file system reads asynchronously (FileSystem::ReadAsync and Poll:
-// io_uring under RocksDB's POSIX file system, in applications that enable it),
-// every request is submitted and all are waited for together. Why: on a
+// On ReadFileSystemFor's own instance of RocksDB's POSIX file system, where it
+// reads asynchronously (io_uring, in applications that enable it), every
+// request is submitted and all are waited for together. Why: on a
 // CPU-bound machine a blocking read costs a system call and a context switch,
 // and a read handed to a pool thread costs a wake-up more; a batch costs one
 // wait. Measured with fio on this project's 2-core VM (4 KiB direct random
 // reads): 25 µs of CPU per blocking read, 10-12 µs in batches of 4, 6 µs in
 // batches of 16.
 //
-// Otherwise (no io_uring, a rate-limited read, which asynchronous reads would
-// not charge, or a request the file system refuses), requests are read with
-// blocking reads in parallel on RunReadsInParallel's pool when Wait runs.
+// Otherwise (another file system, no io_uring, a rate-limited read, which
+// asynchronous reads would not charge, or a request the file system refuses),
+// requests are read with blocking reads in parallel on RunReadsInParallel's
+// pool when Wait runs. Another file system may wrap RocksDB's POSIX one, whose
+// Poll aborts the process before RocksDB 10.6 when a signal interrupts its
+// wait; HybridKV waits for its own instance's reads itself.
 //
 // Under direct I/O every request is widened to the file's alignment and read
 // into an aligned buffer of its own, so RocksDB neither allocates a bounce
 // buffer nor copies out of it.
 //
 // A batch of RocksDB's default file system reads through ReadFileSystemFor's
-// instance. Only there does Start submit: with any other file system the
-// requests stay queued until Wait, as nothing may read through RocksDB on the
-// calling thread while they are in flight (see ReadFileSystemFor).
+// instance, whose rings RocksDB's own reads never use: Start submits there,
+// and the requests may stay in flight while the caller goes on.
 class AsyncReadBatch {
  public:
   // Called once per request with its status and bytes (valid during the call
@@ -86,8 +87,8 @@ class AsyncReadBatch {
   void Add(RandomAccessFileReader* file, const FileSystem* file_system,
            uint64_t offset, size_t n, Done done);
 
-  // Submits the requests added, where they may stay in flight after this
-  // call returns (ReadFileSystemFor's file system); else does nothing.
+  // Submits the requests added, which may stay in flight after this call
+  // returns; does nothing where reads are blocking.
   void Start();
 
   // Reads every request added and runs their Done.
@@ -118,9 +119,9 @@ class AsyncReadBatch {
 
   FileSystem* const fs_;
   const IOOptions io_;
-  bool async_;  // false once the file system refused a request
-  // fs_ is ReadFileSystemFor's own instance: requests may stay in flight.
-  const bool own_io_uring_;
+  // fs_ is ReadFileSystemFor's own instance and reads asynchronously; false
+  // once it refused a request.
+  bool async_;
   std::deque<Request> queued_;     // to submit
   std::deque<Request> submitted_;  // stable addresses: callbacks hold them
   std::deque<Request> blocking_;

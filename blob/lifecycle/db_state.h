@@ -29,7 +29,6 @@
 #include <set>
 #include <string>
 
-#include "plugin/hybridkv/blob/io/read_ahead_trial.h"
 #include "plugin/hybridkv/blob/lifecycle/build_registry.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium/siphash.h"
@@ -60,8 +59,7 @@ namespace hybridkv {
   X(resolve_reads)           \
   X(scan_values_prefetched)  \
   X(scan_values_used)        \
-  X(scan_table_seeks)        \
-  X(scan_windows_without_blobs)
+  X(scan_table_seeks)
 
 struct DbCounters {
 #define HYBRIDKV_DECLARE_COUNTER(name) std::atomic<uint64_t> name{0};
@@ -95,7 +93,6 @@ struct DbCounters {
   std::map<uint32_t, int> base_;
 };
 
-class BlobCacheWarmer;
 class MediumFileTracker;
 
 class DbState {
@@ -105,8 +102,6 @@ class DbState {
 
   DbCounters counters;
   MediumFileCache medium_files;
-  // Whether scans read blobs ahead (scan prefetch).
-  ReadAheadTrial read_ahead;
 
   BuildRegistry& builds();
   MediumFileTracker& tracker() { return *tracker_; }
@@ -124,11 +119,6 @@ class DbState {
   // back must not let a compaction picked before it hand pointers on.
   void NoteCompactionsResolvePointers(uint32_t cf);
   bool CompactionsResolvePointers(uint32_t cf);
-
-  // Scan prefetch's blob readers, one per column family and DB session
-  // (blob/blobdb/blob_cache_warmer.h), under blob_warmers_mu.
-  std::mutex blob_warmers_mu;
-  std::map<std::string, std::weak_ptr<BlobCacheWarmer>> blob_warmers;
 
  private:
   std::mutex resolving_mu_;

@@ -73,12 +73,10 @@ struct HybridTableOptions {
   // DB is open, and the next open with the listener deletes the unreferenced
   // ones. Reads and compactions are unaffected.
   bool require_listener = true;
-  // User scans (iterators) read the separated values they are about to yield
-  // ahead of time, several at once, into the caches their readers look in:
-  // BlobDB's values into the blob cache, medium values into the block cache.
-  // Needs a blob cache (for the large class) or a block cache (for medium
-  // values); fill_cache=false and read_tier=kBlockCacheTier reads never
-  // prefetch. Results never depend on it.
+  // User scans (iterators) read the medium values they are about to yield
+  // ahead of time, several at once, into the block cache, where their reads
+  // find them. Needs a block cache; fill_cache=false and
+  // read_tier=kBlockCacheTier reads never prefetch. Results never depend on it.
   bool scan_prefetch = true;
   // The most entries a scan looks ahead in one step. After a seek the window
   // starts at the entries recent scans took from the table (at least 2) and
@@ -156,20 +154,14 @@ struct HybridStatistics {
   uint64_t medium_bytes_resolved = 0;
   uint64_t resolve_bytes_read = 0;
   uint64_t resolve_reads = 0;  // ... in this many read requests
-  // Scan prefetch: the separated values (medium and large) that scans' read
-  // windows covered, and how many of them the scans went on to yield. The
+  // Scan prefetch: the medium values that scans' read windows covered, and
+  // how many of them the scans went on to yield. The
   // difference is values read ahead past where scans stopped.
   uint64_t scan_values_prefetched = 0;
   uint64_t scan_values_used = 0;
   // Seeks of user scans that scan prefetch followed, one per table a seek
   // reached.
   uint64_t scan_table_seeks = 0;
-  // Windows that left BlobDB's values to RocksDB's own reads, because scans
-  // ran faster that way on this DB's device (blob/io/read_ahead_trial.h).
-  uint64_t scan_windows_without_blobs = 0;
-  // Entries per second of scans with blobs read ahead / without, as tried
-  // on this DB; 0 until both ways were tried.
-  double scan_read_ahead_gain = 0;
   // On disk now (allocated bytes: punched ranges do not count).
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
