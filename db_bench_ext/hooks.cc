@@ -78,8 +78,8 @@ DEFINE_bool(
     clock_excludes_pauses, false,
     "The DB's monotonic clock (SystemClock::NowNanos) leaves out the time "
     "this process spends stopped (SIGSTOP, then SIGCONT), so that RocksDB's "
-    "delayed-write credit and HybridKV's read-ahead trial count only the time "
-    "it runs. For harnesses that pause it: scripts/ab --interleave sets it. "
+    "delayed-write credit counts only the time it runs. For harnesses that "
+    "pause it: scripts/ab --interleave sets it. "
     "NowMicros stays the wall clock.");
 
 DECLARE_int64(seed);  // db_bench's

@@ -5,11 +5,9 @@
 // --interleave runs every arm's db_bench_ext at once and pauses all but one;
 // with this clock (db_bench_ext --clock_excludes_pauses) what the DB times on
 // the monotonic clock sees only its own turns:
-//   - RocksDB's write controller refills its delayed-write credit by elapsed
-//     NowNanos (WriteController::GetDelay), so a paused load does not come
-//     back with writes it did not earn;
-//   - HybridKV's read-ahead trial times scans on it, so a pause inside a timed
-//     scan does not decide the trial.
+//   RocksDB's write controller refills its delayed-write credit by elapsed
+//   NowNanos (WriteController::GetDelay), so a paused load does not come back
+//   with writes it did not earn.
 // NowMicros stays the wall clock: RocksDB builds absolute condition-variable
 // deadlines from it, which must stay in the kernel's epoch.
 //

@@ -1,9 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // db_bench_ext's PauseExcludingClock, which scripts/ab --interleave relies on
-// to make RocksDB's delayed-write credit and the read-ahead trial count only
-// the time an arm runs: it leaves out the time the process was stopped (all
-// but kReaderLeadNanos of each stop), nothing else, and never steps back.
+// to make RocksDB's delayed-write credit count only the time an arm runs: it
+// leaves out the time the process was stopped (all but kReaderLeadNanos of each
+// stop), nothing else, and never steps back.
 #include "plugin/hybridkv/db_bench_ext/pause_excluding_clock.h"
 
 #include <gtest/gtest.h>
