@@ -24,7 +24,6 @@
 
 #include "crash_workload.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
@@ -217,32 +216,6 @@ class VanishingTableFs : public FileSystemWrapper {
   std::atomic<bool> armed_{false};
   std::atomic<int> failed_{0};
 };
-
-// SecondaryFileSystem reports a table file that is not there as Corruption,
-// once enabled, and nothing else; HybridKV's own file accesses see the file
-// system beneath it, which can punch holes.
-TEST(SecondaryFileSystemTest, ReportsOnlyVanishedTablesOnceEnabled) {
-  test::ScratchDir dir("secondary-fs");
-  auto fs = std::make_shared<SecondaryFileSystem>(FileSystem::Default());
-  std::unique_ptr<FSRandomAccessFile> file;
-  auto open = [&](const std::string& name) {
-    return fs->NewRandomAccessFile(dir.Sub(name), FileOptions(), &file,
-                                   nullptr);
-  };
-  EXPECT_TRUE(open("000007.sst").IsPathNotFound()) << "not yet enabled";
-  fs->Enable();
-  EXPECT_TRUE(open("000007.sst").IsCorruption());
-  EXPECT_TRUE(open("000007.log").IsPathNotFound());
-  EXPECT_TRUE(open("7.medium").IsPathNotFound());
-  // RocksDB looks for the LevelDB name of a table it cannot find.
-  ASSERT_OK(WriteStringToFile(Env::Default(), "x", dir.Sub("000008.ldb")));
-  EXPECT_TRUE(open("000008.sst").IsPathNotFound());
-  ASSERT_OK(WriteStringToFile(Env::Default(), "x", dir.Sub("000009.sst")));
-  EXPECT_OK(open("000009.sst"));
-  const std::shared_ptr<FileSystem> as_fs = fs;
-  EXPECT_EQ(UnwrapSecondary(as_fs), FileSystem::Default());
-  EXPECT_EQ(UnwrapSecondary(FileSystem::Default()), FileSystem::Default());
-}
 
 // What a follower did after meeting a vanished table.
 struct Followed {
