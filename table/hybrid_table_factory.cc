@@ -10,6 +10,7 @@
 #include "options/cf_options.h"
 #include "options/db_options.h"
 #include "options/options_helper.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
@@ -260,11 +261,18 @@ Status ValidateSupported(const DBOptions& db_opts,
         "medium pointers are not bound to. Use a comparator without "
         "timestamps.");
   }
-  if (cf_opts.paranoid_file_checks) {
+  if (VerifiesCompactionOutputEntries(cf_opts)) {
+    // A compaction hands its builder pointers it resolves or copies, so what
+    // it hashed is never what the output holds, and every compaction of
+    // pointers would fail its check.
     return Status::NotSupported(
-        "HybridTable does not support paranoid_file_checks: a compaction that "
-        "writes medium values back inline legitimately produces other bytes "
-        "than it read. Set paranoid_file_checks=false.");
+        "HybridTable does not support paranoid_file_checks, nor "
+        "verify_output_flags with kVerifyIteration for local compactions: a "
+        "compaction that writes medium values back inline, or copies their "
+        "pointers, writes other bytes than the entries it hashed, so the "
+        "check would fail it. Set paranoid_file_checks=false and leave "
+        "kVerifyIteration out of verify_output_flags (kVerifyBlockChecksum "
+        "and kVerifyFileChecksum work).");
   }
   if (db_opts.compaction_service != nullptr) {
     // A remote compaction writes its outputs in another directory, where the

@@ -177,9 +177,9 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
 // - a plain value, a deletion, or a blob index of BlobDB's own (the large
 //   class): handed over as it is, with its sequence number;
 // - anything else (a merge operand, a wide-column entity with columns other
-//   than the default one), or a caller that wants an older entry (its read
-//   callback rejected this one): kIterator, for the iterator below, which
-//   replays every entry.
+//   than the default one or with columns in blob files), or a caller that
+//   wants an older entry (its read callback rejected this one): kIterator,
+//   for the iterator below, which replays every entry.
 //
 // The probe collects wide columns rather than a value, which is what tells a
 // plain value (one anonymous column) from an entity: an entity of the
@@ -216,6 +216,14 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   if (s.subcode() == Status::SubCode::kMergeOperatorFailed) {
     // The probe stopped at a merge operand, as StopAtMergeOperator makes it
     // (RocksDB 11 reports that as the Get's status; 9.x only in the state).
+    result->outcome = ProbeResult::kIterator;
+    return Status::OK();
+  }
+  if (s.IsCorruption()) {
+    // The probe's GetContext has no blob fetcher (the caller's is private to
+    // its GetContext), so an entity with columns in blob files (RocksDB 11)
+    // fails here. The iterator hands the entry to the caller's GetContext,
+    // which resolves them; an entry that is really corrupt fails there too.
     result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }

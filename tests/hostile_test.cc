@@ -87,16 +87,6 @@ std::string MakeValue(const std::string& key, int version,
   return v;
 }
 
-// True iff `value` is MakeValue(key, v, value.size()) of some version v.
-bool IsWrittenValue(const std::string& key, const std::string& value) {
-  const std::string head = "v" + key + "#";
-  if (value.compare(0, head.size(), head) != 0) {
-    return false;
-  }
-  const int version = std::atoi(value.c_str() + head.size());
-  return value == MakeValue(key, version, value.size());
-}
-
 // A short, printable description of some bytes, for failure messages.
 std::string Describe(const std::string& bytes) {
   return std::to_string(bytes.size()) + " bytes 0x" +
@@ -618,6 +608,97 @@ TEST_P(HostileTest, MergeOntoWideColumnEntityGetsTheEntity) {
   check("operand flushed");
   ASSERT_OK(CompactAll(db.get()));
   check("merged by a compaction");
+}
+
+// Entities with large columns (RocksDB 11 keeps them in blob files; 9.x
+// inline) and medium ones, in SSTs that also hold medium pointers: Get,
+// GetEntity, MultiGet, MultiGetEntity and iterators give stock's columns,
+// flushed and after a compaction.
+TEST_P(HostileTest, EntitiesWithLargeColumnsBesideMediumPointers) {
+  test::ScratchDir dir("entity-blob-columns");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenDb(MakeOptions(), dir.path(), &db));
+  ColumnFamilyHandle* cf = db->DefaultColumnFamily();
+  using Columns = std::vector<std::pair<std::string, std::string>>;
+  const std::map<std::string, Columns> entities = {
+      {"e1", {{"", "small"}, {"big", MakeValue("e1", 1, 3000)}, {"mid", "m1"}}},
+      {"e2",
+       {{"", MakeValue("e2", 2, 2000)}, {"attr", MakeValue("e2", 3, 200)}}},
+      {"e3", {{"a", MakeValue("e3", 4, 1500)}, {"b", MakeValue("e3", 5)}}}};
+  auto put_all = [&](int version) {
+    for (const auto& [key, columns] : entities) {
+      WideColumns wide;
+      for (const auto& [name, value] : columns) wide.emplace_back(name, value);
+      ASSERT_OK(db->PutEntity(WriteOptions(), cf, key, wide));
+    }
+    for (const char* key : {"k1", "k2", "k3"}) {  // medium pointers
+      ASSERT_OK(db->Put(WriteOptions(), key, MakeValue(key, version)));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+  };
+  auto expect_columns = [&](const std::string& key, const WideColumns& got) {
+    const Columns& want = entities.at(key);
+    ASSERT_EQ(got.size(), want.size()) << key;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].name().ToString(), want[i].first) << key;
+      EXPECT_EQ(got[i].value().ToString(), want[i].second)
+          << key << "." << want[i].first;
+    }
+  };
+  auto default_of = [&](const std::string& key) {
+    const Columns& c = entities.at(key);
+    return c.front().first.empty() ? c.front().second : std::string();
+  };
+  auto check = [&](const char* when, int version) {
+    SCOPED_TRACE(when);
+    std::vector<std::string> key_strings;
+    for (const auto& [key, columns] : entities) {
+      std::string value;
+      ASSERT_OK(db->Get(ReadOptions(), key, &value)) << key;
+      EXPECT_EQ(value, default_of(key)) << key;
+      PinnableWideColumns columns_read;
+      ASSERT_OK(db->GetEntity(ReadOptions(), cf, key, &columns_read)) << key;
+      expect_columns(key, columns_read.columns());
+      key_strings.push_back(key);
+    }
+    for (const char* key : {"k1", "k2", "k3"}) key_strings.push_back(key);
+    const std::vector<Slice> keys(key_strings.begin(), key_strings.end());
+    std::vector<std::string> values;
+    const std::vector<Status> statuses =
+        db->MultiGet(ReadOptions(), keys, &values);
+    std::vector<PinnableWideColumns> results(keys.size());
+    std::vector<Status> entity_statuses(keys.size());
+    db->MultiGetEntity(ReadOptions(), cf, keys.size(), keys.data(),
+                       results.data(), entity_statuses.data());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string key = keys[i].ToString();
+      ASSERT_OK(statuses[i]) << key;
+      ASSERT_OK(entity_statuses[i]) << key;
+      if (entities.count(key)) {
+        EXPECT_EQ(values[i], default_of(key)) << key;
+        expect_columns(key, results[i].columns());
+      } else {
+        EXPECT_EQ(values[i], MakeValue(key, version)) << key;
+      }
+    }
+    std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+    size_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+      const std::string key = it->key().ToString();
+      if (entities.count(key)) {
+        expect_columns(key, it->columns());
+      } else {
+        EXPECT_EQ(it->value().ToString(), MakeValue(key, version)) << key;
+      }
+    }
+    EXPECT_OK(it->status());
+    EXPECT_EQ(n, keys.size());
+  };
+  put_all(0);
+  check("flushed", 0);
+  put_all(1);
+  ASSERT_OK(CompactAll(db.get()));
+  check("compacted", 1);
 }
 
 // Records the value of key "k" each time a table builder adds it, whatever

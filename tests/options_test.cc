@@ -15,6 +15,7 @@
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/file_checksum.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
@@ -544,6 +545,60 @@ TEST(OptionsTest, ParanoidChecksSetAfterOpenFailTheNextFlushNamingThem) {
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("paranoid_file_checks"), std::string::npos)
       << s.ToString();
+}
+
+// verify_output_flags (RocksDB 11): `flags` set on `o`; false where RocksDB
+// has no such option.
+template <typename O>
+auto SetVerifyOutputFlags(O* o, bool iteration, int)
+    -> decltype(o->verify_output_flags, bool()) {
+  using Flags = decltype(o->verify_output_flags);
+  o->verify_output_flags =
+      (iteration ? Flags::kVerifyIteration : Flags::kVerifyBlockChecksum) |
+      Flags::kVerifyFileChecksum | Flags::kEnableForLocalCompaction;
+  return true;
+}
+template <typename O>
+bool SetVerifyOutputFlags(O*, bool, long) {
+  return false;
+}
+
+// Compactions that hash what they write and compare it with what they read
+// back (kVerifyIteration) are refused at open, as paranoid_file_checks is:
+// they would fail every compaction of pointers. Block and file checksum
+// verification work, through compactions that inline values.
+TEST(OptionsTest, VerifyOutputIterationIsRefusedAtOpenChecksumsWork) {
+  Options options;
+  options.create_if_missing = true;
+  options.file_checksum_gen_factory = GetFileChecksumGenCrc32cFactory();
+  ASSERT_OK(ConfigureOptions(&options));
+  if (!SetVerifyOutputFlags(&options, /*iteration=*/true, 0)) {
+    GTEST_SKIP() << "this RocksDB has no verify_output_flags";
+  }
+  test::ScratchDir dir("verify-output");
+  DB* raw = nullptr;
+  Status s = hybridkv::OpenDB(options, dir.path(), &raw);
+  delete raw;
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("kVerifyIteration"), std::string::npos)
+      << s.ToString();
+
+  SetVerifyOutputFlags(&options, /*iteration=*/false, 0);
+  ASSERT_OK(hybridkv::OpenDB(options, dir.path(), &raw));
+  std::unique_ptr<DB> db(raw);
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 100; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(i),
+                        std::string(300, static_cast<char>('a' + round))));
+    }
+    ASSERT_OK(db->Flush(FlushOptions()));
+  }
+  CompactRangeOptions cro;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  ASSERT_OK(db->CompactRange(cro, nullptr, nullptr));
+  std::string got;
+  ASSERT_OK(db->Get(ReadOptions(), "key7", &got));
+  EXPECT_EQ(got, std::string(300, 'c'));
 }
 
 // An OPTIONS file may name, inside HybridKVMergeOperator, a merge operator

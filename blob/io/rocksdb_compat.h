@@ -135,5 +135,26 @@ inline Status OpenReadOnlyDB(const Options& options, const std::string& name,
       db, [&](auto* out) { return DB::OpenForReadOnly(options, name, out); });
 }
 
+// Whether local compactions re-read each output and compare the hash of its
+// entries with that of what they wrote: paranoid_file_checks, and on RocksDB
+// 11 verify_output_flags with kVerifyIteration and kEnableForLocalCompaction
+// (CompactionJob::VerifyOutputFiles). Found by the member's presence: the
+// version that added it is the only difference.
+template <typename CfOptions>
+auto VerifiesOutputFlags(const CfOptions& o, int)
+    -> decltype(o.verify_output_flags, bool()) {
+  using Flags = decltype(o.verify_output_flags);
+  const Flags wanted =
+      Flags::kVerifyIteration | Flags::kEnableForLocalCompaction;
+  return (o.verify_output_flags & wanted) == wanted;
+}
+template <typename CfOptions>
+bool VerifiesOutputFlags(const CfOptions&, long) {
+  return false;
+}
+inline bool VerifiesCompactionOutputEntries(const ColumnFamilyOptions& o) {
+  return o.paranoid_file_checks || VerifiesOutputFlags(o, 0);
+}
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
