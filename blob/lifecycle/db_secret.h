@@ -35,9 +35,11 @@ namespace hybridkv {
 const char* const kSecretFileName = "HYBRIDKV-SECRET";
 
 // Returns the secret of the DB `db_id` in `dir`, loading it, or creating it
-// when `create` and no secret file exists yet. Thread-safe; cached per (dir,
-// db_id). A secret file written for another DB id is Corruption: it belongs to
-// another DB.
+// when `create` and the file holds no key for `db_id` yet (added beside the
+// keys of other DB ids: a directory reused after DestroyDB, an import).
+// Without `create`, a file with no key for `db_id` is NotFound. A damaged
+// file is Corruption, and never rewritten. Thread-safe; cached per (dir,
+// db_id).
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
                    const std::string& dir, const std::string& db_id,
                    bool create, SipKey* secret);
