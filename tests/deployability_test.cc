@@ -133,13 +133,20 @@ Status MakeCheckpoint(DB* db, const std::string& path) {
   return s;
 }
 
-// Opening the copy at `path` fails with Corruption, saying `fix`.
+// Opening the copy at `path` fails with Corruption, saying `fix`, and that
+// the MANIFEST is intact: RocksDB appends "The file <MANIFEST> may be
+// corrupted." to any error of a table it opens at DB::Open.
 void ExpectOpenRefused(const Options& options, const std::string& path,
                        const std::string& fix) {
   Status s;
   auto copy = OpenRaw(options, path, &s);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find(fix), std::string::npos) << s.ToString();
+  const std::string message = s.ToString();
+  const size_t ours = message.find("the MANIFEST is intact");
+  const size_t rocksdbs = message.find("may be corrupted");
+  EXPECT_NE(ours, std::string::npos) << message;
+  EXPECT_LT(ours, rocksdbs) << message;
 }
 
 // Source and copy differ in what HybridKV still holds: the source freed the
@@ -304,7 +311,8 @@ TEST(DeployabilityTest, BackupWhileWritingRestoresEveryValueIncrementally) {
   ASSERT_EQ(test::FilesWithSuffix(dir.Sub("db"), ".medium").size(),
             mediums + 1);
   ASSERT_OK(hybridkv::CreateNewBackup(engine.get(), db.get()));
-  const std::set<uint64_t> medium_numbers = test::MediumFileNumbers(dir.Sub("db"));
+  const std::set<uint64_t> medium_numbers =
+      test::MediumFileNumbers(dir.Sub("db"));
   int copied_mediums = 0;
   for (const std::string& f : SharedFiles(dir.Sub("backups"))) {
     if (before.count(f) == 0 && IsMediumAlias(f, medium_numbers)) {
