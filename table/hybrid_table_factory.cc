@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "options/cf_options.h"
 #include "options/db_options.h"
@@ -380,6 +381,39 @@ HybridTableFactory::HybridTableFactory(HybridTableOptions options)
     options_.inner.reset(NewBlockBasedTableFactory());
   }
   RegisterOptions(&options_, &hybrid_table_type_info);
+  ForwardInnerOptionNames();
+  // (Registered on options_, as RocksDB parses only options with an address;
+  // the entries ignore it.)
+  RegisterOptions("HybridTableInnerOptionNames", &options_,
+                  &inner_option_names_);
+}
+
+void HybridTableFactory::ForwardInnerOptionNames() {
+  inner_option_names_.clear();
+  std::unordered_set<std::string> names;
+  if (options_.inner == nullptr ||
+      !options_.inner->GetOptionNames(ConfigOptions(), &names).ok()) {
+    return;
+  }
+  for (const std::string& name : names) {
+    if (hybrid_table_type_info.count(name) != 0) {
+      continue;  // HybridTable's own option of that name wins
+    }
+    // Mutable here: the inner factory applies its own rule (RocksDB asks
+    // with mutable_options_only, and the inner refuses what it must).
+    inner_option_names_.emplace(
+        name,
+        OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
+                       OptionTypeFlags::kMutable |
+                           OptionTypeFlags::kDontSerialize |
+                           OptionTypeFlags::kCompareNever)
+            .SetParseFunc([this](const ConfigOptions& config_options,
+                                 const std::string& option,
+                                 const std::string& value, void* /*addr*/) {
+              return options_.inner->ConfigureOption(config_options, option,
+                                                     value);
+            }));
+  }
 }
 
 Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
@@ -394,6 +428,7 @@ Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
         "HybridTable: 'inner' must not itself be a HybridTable; wrap "
         "BlockBasedTable instead.");
   }
+  ForwardInnerOptionNames();  // `inner` may have been replaced since
   return TableFactory::PrepareOptions(config_options);
 }
 
@@ -571,7 +606,9 @@ std::unique_ptr<TableFactory> HybridTableFactory::Clone() const {
   if (copy.inner != nullptr) {
     copy.inner = options_.inner->Clone();
   }
-  return std::make_unique<HybridTableFactory>(std::move(copy));
+  auto clone = std::make_unique<HybridTableFactory>(std::move(copy));
+  clone->tail_estimate_ = tail_estimate_;
+  return clone;
 }
 
 }  // namespace hybridkv

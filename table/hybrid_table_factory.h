@@ -16,10 +16,12 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/tail_estimate.h"
 #include "rocksdb/table.h"
+#include "rocksdb/utilities/options_type.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -32,6 +34,9 @@ class HybridTableFactory : public TableFactory {
   // options.
   explicit HybridTableFactory(
       HybridTableOptions options = HybridTableOptions());
+  // inner_option_names_'s entries refer to this object.
+  HybridTableFactory(const HybridTableFactory&) = delete;
+  HybridTableFactory& operator=(const HybridTableFactory&) = delete;
 
   const char* Name() const override { return kClassName(); }
 
@@ -48,7 +53,8 @@ class HybridTableFactory : public TableFactory {
       WritableFileWriter* file) const override;
 
   // Deep copy: the inner factory is cloned too, because SetOptions and
-  // options-string changes mutate the clone.
+  // options-string changes mutate the clone. What the builders learned is
+  // shared with the clone.
   std::unique_ptr<TableFactory> Clone() const override;
 
   bool IsDeleteRangeSupported() const override {
@@ -67,10 +73,16 @@ class HybridTableFactory : public TableFactory {
   // What ValidateOptions checks of the companions and unsupported features,
   // on the options a flush or compaction builds with.
   Status CheckBuilderOptions(const TableBuilderOptions& tbo) const;
+  // Registers, under the inner factory's own option names, entries that hand
+  // the option to it: SetOptions({{"table_factory.block_size", ...}}), as
+  // RocksDB users spell it, then reaches the wrapped BlockBasedTable. Never
+  // serialized (the inner's options are, under `inner`), never compared.
+  void ForwardInnerOptionNames();
 
   HybridTableOptions options_;
+  std::unordered_map<std::string, OptionTypeInfo> inner_option_names_;
   // Learned from the tables this factory's builders finish.
-  const std::shared_ptr<TailEstimate> tail_estimate_ =
+  std::shared_ptr<TailEstimate> tail_estimate_ =
       std::make_shared<TailEstimate>();
 };
 

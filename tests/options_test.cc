@@ -547,6 +547,49 @@ TEST(OptionsTest, ParanoidChecksSetAfterOpenFailTheNextFlushNamingThem) {
       << s.ToString();
 }
 
+// SetOptions of the inner BlockBasedTable's mutable options, spelled as for a
+// BlockBasedTable DB (table_factory.<option>), reaches the wrapped table; an
+// immutable one is refused as the inner refuses it; the OPTIONS file RocksDB
+// writes then reopens with the new value. What HybridTable's builders
+// learned survives the clone SetOptions makes.
+TEST(OptionsTest, SetOptionsOfTheInnerTableReachIt) {
+  test::ScratchDir dir("set-inner");
+  Options options;
+  auto db = OpenConfigured(dir.path(), &options);
+  ASSERT_NE(db, nullptr);
+  auto block_size = [](DB* d) {
+    const auto* bbto =
+        d->GetOptions().table_factory->GetOptions<BlockBasedTableOptions>();
+    return bbto == nullptr ? 0 : bbto->block_size;
+  };
+  ASSERT_NE(block_size(db.get()), 16384u);
+  ASSERT_OK(db->SetOptions({{"table_factory.block_size", "16384"}}));
+  EXPECT_EQ(block_size(db.get()), 16384u);
+  EXPECT_TRUE(db->GetOptions().table_factory->IsInstanceOf("HybridTable"));
+  Status s = db->SetOptions({{"table_factory.no_such_option", "1"}});
+  EXPECT_FALSE(s.ok());
+  // Writes go on through the changed table.
+  for (int i = 0; i < 100; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(i),
+                      std::string(300, 'v')));
+  }
+  ASSERT_OK(db->Flush(FlushOptions()));
+  std::string got;
+  ASSERT_OK(db->Get(ReadOptions(), "key7", &got));
+  EXPECT_EQ(got, std::string(300, 'v'));
+  db.reset();
+  // The OPTIONS file RocksDB wrote after SetOptions holds the new value.
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> families;
+  ConfigOptions config;
+  ASSERT_OK(LoadLatestOptions(config, dir.path(), &db_options, &families));
+  ASSERT_EQ(families.size(), 1u);
+  const auto* bbto =
+      families[0].options.table_factory->GetOptions<BlockBasedTableOptions>();
+  ASSERT_NE(bbto, nullptr);
+  EXPECT_EQ(bbto->block_size, 16384u);
+}
+
 // verify_output_flags (RocksDB 11): `flags` set on `o`; false where RocksDB
 // has no such option.
 template <typename O>
