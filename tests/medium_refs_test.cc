@@ -191,6 +191,33 @@ TEST(MediumRefsTest, EveryTruncationIsCorruption) {
   }
 }
 
+// Bytes past the last entry the count announces are damage, not a longer
+// format: refused, and nothing half-decoded is left in the output.
+TEST(MediumRefsTest, TrailingBytesAreCorruptionAndLeaveNothingDecoded) {
+  MediumRefsRecorder recorder;
+  recorder.AddRecord(7000, 100, 300);
+  recorder.AddRecord(8000, 200, 300);
+  const std::string encoded = Encoded(recorder.refs());
+  for (const std::string& tail : {std::string(1, '\0'), std::string("xyz")}) {
+    MediumRefs got;
+    bool known = false;
+    Status s = GetMediumRefs(WithRefsProperty(encoded + tail), &got, &known);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.ToString().find("past its last entry"), std::string::npos)
+        << s.ToString();
+    EXPECT_TRUE(got.empty());
+    EXPECT_TRUE(known);
+  }
+  // A truncated entry leaves nothing either.
+  MediumRefs got;
+  bool known = false;
+  EXPECT_TRUE(
+      GetMediumRefs(WithRefsProperty(encoded.substr(0, encoded.size() - 1)),
+                    &got, &known)
+          .IsCorruption());
+  EXPECT_TRUE(got.empty());
+}
+
 TEST(MediumRefsTest, UnknownVersionsAreCorruptionNamingTheVersions) {
   for (uint32_t version : {0u, 3u, 100u, 0xFFFFFFFFu}) {
     std::string encoded;

@@ -84,7 +84,9 @@ class MediumRefsRecorder {
 
 // Decodes the refs property of `props`. `*known` is false when the SST has no
 // such property and is not SstFileWriter output: it was not built by HybridKV
-// and may hold pointers all the same.
+// and may hold pointers all the same. A damaged property (truncated, an
+// unknown version, bytes past its last entry) is Corruption, with `*refs`
+// empty.
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
                      bool* known);
 
