@@ -42,7 +42,12 @@ class MediumFileCache {
   bool HeldByOtherSession(uint64_t number, const std::string& session);
   // Forgets medium file `number` (deleted); readers in use stay valid.
   void Evict(uint64_t number);
-  // Forgets every file: the directory now holds another DB.
+  // Drops the cache's own references to every file: the DB was opened again,
+  // or the directory holds another DB. Readers still in use stay shared by
+  // number (`alive`), so that one file is never open twice; with another DB
+  // in the directory, one still in use would be handed out for the new file
+  // of its number, which is why nothing may keep the old DB's readers (an
+  // instance of it, an iterator) past its replacement.
   void Clear();
 
  private:
