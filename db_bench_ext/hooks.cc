@@ -708,6 +708,23 @@ void Report(DB* db) {
                        work.bytes);
     ReportReadSources(stats, hs, work.ops);
   }
+  // Write stalls and compaction I/O of this process (a phase): RocksDB's
+  // tickers, and the write-stall histogram, whose count is the writes that
+  // were delayed or stopped.
+  uint64_t stall_micros = 0, stall_count = 0, compact_read = 0,
+           compact_write = 0;
+  if (stats != nullptr) {
+    stall_micros = stats->getTickerCount(STALL_MICROS);
+    HistogramData stalls;
+    stats->histogramData(WRITE_STALL, &stalls);
+    stall_count = stalls.count;
+    compact_read = stats->getTickerCount(COMPACT_READ_BYTES);
+    compact_write = stats->getTickerCount(COMPACT_WRITE_BYTES);
+    std::printf("Write stalls: %" PRIu64 " writes delayed, %" PRIu64
+                " us in all; compaction read %" PRIu64 ", written %" PRIu64
+                " bytes\n",
+                stall_count, stall_micros, compact_read, compact_write);
+  }
   uint64_t compaction_written = 0, manual_written = 0;
   Tally()->Print(&compaction_written, &manual_written);
   const Cpu cpu = ReportCpu(work.ops);
@@ -729,7 +746,10 @@ void Report(DB* db) {
       " max_sst_bytes=%" PRIu64
       " settled_ops_per_sec=%.0f"
       " wall_begin_us=%" PRId64 " wall_ops_end_us=%" PRId64
-      " wall_settled_end_us=%" PRId64 " levels=%d above_last=%.4f shape=%s\n",
+      " wall_settled_end_us=%" PRId64 " stall_micros=%" PRIu64
+      " stall_count=%" PRIu64 " compact_read_bytes=%" PRIu64
+      " compact_write_bytes=%" PRIu64
+      " levels=%d above_last=%.4f shape=%s\n",
       work.ops, work.bytes, io["read_bytes"], io["write_bytes"], amp_r, amp_w,
       disk.Data(), work.live_bytes, space_amp, cpu.user + cpu.sys,
       Ratio((cpu.user + cpu.sys) * 1e6, work.ops),
@@ -737,7 +757,8 @@ void Report(DB* db) {
       Ratio(io["syscr"], work.ops), Ratio(io["syscw"], work.ops), dev_reads,
       dev_writes, compaction_written, Ratio(manual_written, compaction_written),
       shape.max_sst, work.settled_ops_per_sec, work.wall_begin_us,
-      work.wall_ops_end_us, work.wall_settled_end_us, shape.populated,
+      work.wall_ops_end_us, work.wall_settled_end_us, stall_micros,
+      stall_count, compact_read, compact_write, shape.populated,
       shape.above_last, shape.line.empty() ? "empty" : shape.line.c_str());
   std::fflush(stdout);
 }

@@ -11,7 +11,8 @@
 //   NextValueSize    in RandomGenerator::Generate, when --value_size_mix is
 //                    set.
 //   IsYcsbBenchmark  in Benchmark::Run's name dispatch: ycsb_load, ycsb_a ..
-//                    ycsb_f run Benchmark::HybridKVYcsb (added by the patch),
+//                    ycsb_f and ycsb_u (100% updates) run
+//                    Benchmark::HybridKVYcsb (added by the patch),
 //                    which calls RunYcsbThread once per thread (ycsb.cc).
 //   Report           in ~Benchmark, before the DB closes: LSM shape, I/O and
 //                    space amplification, CPU, HybridKV counters.
@@ -42,7 +43,8 @@ void Report(ROCKSDB_NAMESPACE::DB* db);
 // OperationType for its per-operation histograms.
 enum class OpKind { kRead, kWrite, kSeek, kUpdate };
 
-// True for ycsb_load and ycsb_a..ycsb_f; remembers which one runs next.
+// True for ycsb_load, ycsb_a..ycsb_f and ycsb_u; remembers which one runs
+// next.
 bool IsYcsbBenchmark(const std::string& name);
 
 // One thread's share of the current YCSB benchmark. `finished_op` is called

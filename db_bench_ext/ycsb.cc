@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// YCSB core workloads as db_bench benchmarks: ycsb_load and ycsb_a..ycsb_f.
+// YCSB core workloads as db_bench benchmarks: ycsb_load and ycsb_a..ycsb_f,
+// and ycsb_u (100% updates, an update-heavy phase for scripts/ab --steady).
 // Keys are YCSB's: "user" + the FNV-1a hash of the record number, zero-padded
 // to 24 bytes, so inserts land in random key order. Request distributions are
 // YCSB's scrambled zipfian (theta --ycsb_zipf) and, for ycsb_d, "latest".
@@ -10,12 +11,19 @@
 // The driver remembers the value size of every record (2 bytes a record) and
 // keeps it next to the DB in <db>.ycsb-live, so later phases, run as separate
 // processes, still know the live logical bytes for space amplification.
+//
+// With --duration (seconds) and no --ycsb_ops, a phase runs until the
+// deadline. --ycsb_timeline=FILE writes, every --ycsb_timeline_interval
+// seconds, the operations finished so far (counted here, as each one returns)
+// and RocksDB's running stall and compaction tickers: a throughput timeline
+// that does not rely on db_bench's --report_file interval rates.
 #include <gflags/gflags.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -24,11 +32,13 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plugin/hybridkv/db_bench_ext/hooks.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
+#include "rocksdb/statistics.h"
 
 // db_bench's own flags (tools/db_bench_tool.cc).
 DECLARE_int64(num);
@@ -45,6 +55,14 @@ DEFINE_int64(ycsb_ops, -1,
              "(default: --reads if > 0, else --num). ycsb_load inserts --num.");
 DEFINE_int32(ycsb_max_scan_length, 100,
              "YCSB E: scan lengths are uniform in 1..this.");
+DEFINE_string(ycsb_timeline, "",
+              "YCSB: write a timeline to this file: one line at the start, "
+              "every --ycsb_timeline_interval seconds and at the end, with "
+              "the seconds since the workload started, the operations "
+              "finished so far (all, reads, writes) and RocksDB's running "
+              "stall and compaction tickers (needs --statistics for those).");
+DEFINE_double(ycsb_timeline_interval, 10,
+              "YCSB: seconds between --ycsb_timeline lines.");
 
 namespace hybridkv_ext {
 namespace {
@@ -57,7 +75,7 @@ using ROCKSDB_NAMESPACE::WriteOptions;
 
 constexpr size_t kKeySize = 24;
 
-enum class Workload { kLoad, kA, kB, kC, kD, kE, kF };
+enum class Workload { kLoad, kA, kB, kC, kD, kE, kF, kU };
 
 struct Shares {  // percentages of each operation
   int read, update, insert, scan, rmw;
@@ -79,6 +97,8 @@ Shares SharesOf(Workload w) {
       return {0, 0, 5, 95, 0};
     case Workload::kF:
       return {50, 0, 0, 0, 50};
+    case Workload::kU:  // not YCSB's: every operation an update
+      return {0, 100, 0, 0, 0};
   }
   return {};
 }
@@ -155,7 +175,88 @@ struct State {
   std::string value_pool;
   YcsbSummary summary;
   std::mutex summary_mu;
+  // Operations finished so far, for the timeline: all, and reads (gets,
+  // scans) and writes (inserts, updates, read-modify-writes) among them.
+  std::atomic<uint64_t> done{0}, done_reads{0}, done_writes{0};
+  std::atomic<int> threads_done{0};
 } g;
+
+// --ycsb_timeline: a thread that writes a line every interval until Stop.
+class Timeline {
+ public:
+  void Start(DB* db) {
+    if (FLAGS_ycsb_timeline.empty()) return;
+    out_ = std::fopen(FLAGS_ycsb_timeline.c_str(), "w");
+    if (out_ == nullptr) {
+      std::fprintf(stderr, "ycsb: cannot write --ycsb_timeline=%s\n",
+                   FLAGS_ycsb_timeline.c_str());
+      std::exit(1);
+    }
+    stats_ = db->GetDBOptions().statistics;
+    std::fprintf(out_,
+                 "seconds\tops\treads\twrites\tstall_micros\t"
+                 "compact_read_bytes\tcompact_write_bytes\n");
+    start_ = std::chrono::steady_clock::now();
+    Line();
+    thread_ = std::thread([this] { Loop(); });
+  }
+  // Writes the last line (the end of the workload) and ends the thread.
+  void Stop() {
+    if (out_ == nullptr) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    Line();
+    std::fclose(out_);
+    out_ = nullptr;
+  }
+
+ private:
+  void Loop() {
+    const auto interval = std::chrono::duration_cast<
+        std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(std::max(FLAGS_ycsb_timeline_interval,
+                                               0.1)));
+    std::unique_lock<std::mutex> lock(mu_);
+    for (auto next = start_ + interval;; next += interval) {
+      if (cv_.wait_until(lock, next, [this] { return stop_; })) return;
+      Line();
+    }
+  }
+  void Line() {
+    using ROCKSDB_NAMESPACE::Tickers;
+    auto ticker = [&](Tickers t) -> uint64_t {
+      return stats_ ? stats_->getTickerCount(t) : 0;
+    };
+    // The three counts are read one after another: within an op of each
+    // other.
+    const uint64_t ops = g.done.load(std::memory_order_relaxed);
+    const uint64_t reads = g.done_reads.load(std::memory_order_relaxed);
+    const uint64_t writes = g.done_writes.load(std::memory_order_relaxed);
+    const double seconds = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start_)
+                               .count();
+    std::fprintf(out_,
+                 "%.3f\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+                 "\t%" PRIu64 "\t%" PRIu64 "\n",
+                 seconds, ops, reads, writes,
+                 ticker(ROCKSDB_NAMESPACE::STALL_MICROS),
+                 ticker(ROCKSDB_NAMESPACE::COMPACT_READ_BYTES),
+                 ticker(ROCKSDB_NAMESPACE::COMPACT_WRITE_BYTES));
+    std::fflush(out_);
+  }
+
+  std::FILE* out_ = nullptr;
+  std::shared_ptr<ROCKSDB_NAMESPACE::Statistics> stats_;
+  std::chrono::steady_clock::time_point start_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+} g_timeline;
 
 bool g_ran = false;
 
@@ -168,6 +269,8 @@ unsigned int ClassOf(unsigned int bytes) {
 uint64_t RunOps() {
   if (g.workload == Workload::kLoad) return FLAGS_num;
   if (FLAGS_ycsb_ops > 0) return FLAGS_ycsb_ops;
+  // Time-based: until --duration's deadline.
+  if (FLAGS_duration > 0) return UINT64_MAX;
   return FLAGS_reads > 0 ? FLAGS_reads : FLAGS_num;
 }
 
@@ -212,6 +315,7 @@ void Init(DB* db) {
   std::mt19937_64 rng(static_cast<uint64_t>(FLAGS_seed) ^ 0x5eedull);
   g.value_pool.resize(1 << 20);
   for (auto& c : g.value_pool) c = static_cast<char>(rng());
+  g_timeline.Start(db);
 }
 
 }  // namespace
@@ -221,7 +325,7 @@ bool IsYcsbBenchmark(const std::string& name) {
       {"ycsb_load", Workload::kLoad}, {"ycsb_a", Workload::kA},
       {"ycsb_b", Workload::kB},       {"ycsb_c", Workload::kC},
       {"ycsb_d", Workload::kD},       {"ycsb_e", Workload::kE},
-      {"ycsb_f", Workload::kF}};
+      {"ycsb_f", Workload::kF},       {"ycsb_u", Workload::kU}};
   for (const auto& n : kNames) {
     if (name == n.first) {
       g.workload = n.second;
@@ -267,6 +371,7 @@ class YcsbClient {
         Put(g.next_load.fetch_add(1));
         g.records.fetch_add(1, std::memory_order_release);
         finished_op_(OpKind::kWrite);
+        Done(false);
         continue;
       }
       RunOne(shares);
@@ -294,23 +399,35 @@ class YcsbClient {
     if ((p -= shares.read) < 0) {
       Get(Choose(g.workload == Workload::kD));
       finished_op_(OpKind::kRead);
+      Done(true);
     } else if ((p -= shares.update) < 0) {
       Put(Choose(false));
       finished_op_(OpKind::kUpdate);
+      Done(false);
     } else if ((p -= shares.insert) < 0) {
       const uint64_t record = g.records.load();
       Put(record);
       g.records.fetch_add(1, std::memory_order_release);
       finished_op_(OpKind::kWrite);
+      Done(false);
     } else if ((p -= shares.scan) < 0) {
       Scan(Choose(false));
       finished_op_(OpKind::kSeek);
+      Done(true);
     } else {  // read-modify-write: one operation, as YCSB counts it
       const uint64_t record = Choose(false);
       Get(record);
       Put(record);
       finished_op_(OpKind::kUpdate);
+      Done(false);
     }
+  }
+
+  // For the timeline: one more operation finished.
+  static void Done(bool read) {
+    g.done.fetch_add(1, std::memory_order_relaxed);
+    (read ? g.done_reads : g.done_writes)
+        .fetch_add(1, std::memory_order_relaxed);
   }
 
   void Put(uint64_t record) {
@@ -406,9 +523,15 @@ void RunYcsbThread(DB* db, int tid, const ReadOptions& read_options,
   YcsbClient client(db, tid, read_options, write_options, finished_op,
                     add_bytes);
   client.Run(my_ops);
-  std::lock_guard<std::mutex> lock(g.summary_mu);
-  client.MergeInto(&g.summary);
-  g.summary.end = std::max(g.summary.end, std::chrono::steady_clock::now());
+  {
+    std::lock_guard<std::mutex> lock(g.summary_mu);
+    client.MergeInto(&g.summary);
+    g.summary.end = std::max(g.summary.end, std::chrono::steady_clock::now());
+  }
+  // The last thread to finish ends the timeline.
+  if (g.threads_done.fetch_add(1) + 1 == static_cast<int>(threads)) {
+    g_timeline.Stop();
+  }
 }
 
 bool FinishYcsb(YcsbSummary* summary) {
