@@ -6,7 +6,8 @@
 #   device_run CMD...           runs CMD in the capped cgroup (or as is, uncapped)
 #   device_describe             one line for a results header
 #   device_tsv_header, device_sample_begin, device_sample_end PHASE ARM
-#                               a device.tsv row per run: seconds, busy %, requests/s, MB/s
+#                               a device.tsv row per run: seconds, busy %, requests/s, MB/s,
+#                               bytes read and written
 #
 # The caps are the kernel's block throttling (cgroup v1 blkio.throttle.*, or v2 io.max), applied
 # to the whole disk: they hold for direct I/O (reads, flush and compaction in scripts/ab). Under
@@ -107,7 +108,7 @@ device_describe() {
 }
 
 device_tsv_header() {
-  printf 'phase\tarm\tseconds\tbusy_pct\treads_per_s\twrites_per_s\tread_mib_s\twrite_mib_s\n'
+  printf 'phase\tarm\tseconds\tbusy_pct\treads_per_s\twrites_per_s\tread_mib_s\twrite_mib_s\tread_bytes\twrite_bytes\n'
 }
 
 # /proc/diskstats fields for the disk: reads, sectors read, writes, sectors written, io_ticks.
@@ -126,8 +127,9 @@ device_sample_end() {  # phase arm
   s1=$(device_stat)
   awk -v p="$1" -v a="$2" -v t0="$device_t0" -v t1="$t1" -v s0="$device_s0" -v s1="$s1" 'BEGIN {
     split(s0, x, " "); split(s1, y, " "); dt = t1 - t0; if (dt <= 0) dt = 1e-9
-    if (s0 == "" || s1 == "") { printf "%s\t%s\t%.1f\tn/a\tn/a\tn/a\tn/a\tn/a\n", p, a, dt; exit }
-    printf "%s\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\n", p, a, dt,
+    if (s0 == "" || s1 == "") { printf "%s\t%s\t%.1f\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\n", p, a, dt; exit }
+    printf "%s\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.0f\t%.0f\n", p, a, dt,
       100 * (y[5] - x[5]) / (1000 * dt), (y[1] - x[1]) / dt, (y[3] - x[3]) / dt,
-      (y[2] - x[2]) * 512 / 1048576 / dt, (y[4] - x[4]) * 512 / 1048576 / dt }'
+      (y[2] - x[2]) * 512 / 1048576 / dt, (y[4] - x[4]) * 512 / 1048576 / dt,
+      (y[2] - x[2]) * 512, (y[4] - x[4]) * 512 }'
 }
