@@ -22,16 +22,14 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
       table_(table),
       allow_unprepared_value_(allow_unprepared_value),
       read_(read),
-      warm_medium_(prefetcher != nullptr),
       prefetcher_(std::move(prefetcher)) {
   if (mode == Mode::kPointer) {
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
   // A read that allows the block cache only resolves through the cache, and
-  // so does a scan whose prefetcher warms the cache, or one that fills it
-  // (fill_cache): what it read is then cached, as a stock table's blocks are.
+  // so does a scan that fills it (fill_cache; a prefetching scan always
+  // does): what it read is then cached, as a stock table's blocks are.
   if (scan && mode == Mode::kResolve && !read.block_cache_only() &&
-      !warm_medium_ &&
       !(read.fill_cache() && table->context().block_cache != nullptr)) {
     MakeReadahead();
   }
@@ -168,7 +166,7 @@ bool HybridIterator::Resolve() {
   if (value_ == nullptr) {
     value_.reset(new std::string());
   }
-  if (warm_medium_) {
+  if (prefetcher_ != nullptr) {
     // Reads this value, and those the scan will want next, into the block
     // cache, where ResolvePointer below finds it.
     prefetcher_->WantValue(inner_->key());

@@ -154,8 +154,6 @@ class HybridIterator : public InternalIterator {
   TableMediumValues* const table_;
   const bool allow_unprepared_value_;
   const MediumReadOptions read_;
-  // Medium values come through the block cache, filled by prefetcher_.
-  const bool warm_medium_;
   Status status_;
   PinnedIteratorsManager* pinned_iters_mgr_ = nullptr;
   bool is_pointer_ = false;

@@ -382,8 +382,7 @@ HybridTableFactory::HybridTableFactory(HybridTableOptions options)
   }
   RegisterOptions(&options_, &hybrid_table_type_info);
   ForwardInnerOptionNames();
-  // (Registered on options_, as RocksDB parses only options with an address;
-  // the entries ignore it.)
+  // On options_: RocksDB hands each entry's parser that address.
   RegisterOptions("HybridTableInnerOptionNames", &options_,
                   &inner_option_names_);
 }
@@ -402,17 +401,16 @@ void HybridTableFactory::ForwardInnerOptionNames() {
     // Mutable here: the inner factory applies its own rule (RocksDB asks
     // with mutable_options_only, and the inner refuses what it must).
     inner_option_names_.emplace(
-        name,
-        OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
-                       OptionTypeFlags::kMutable |
-                           OptionTypeFlags::kDontSerialize |
-                           OptionTypeFlags::kCompareNever)
-            .SetParseFunc([this](const ConfigOptions& config_options,
-                                 const std::string& option,
-                                 const std::string& value, void* /*addr*/) {
-              return options_.inner->ConfigureOption(config_options, option,
-                                                     value);
-            }));
+        name, OptionTypeInfo(
+                  0, OptionType::kUnknown, OptionVerificationType::kNormal,
+                  OptionTypeFlags::kMutable | OptionTypeFlags::kDontSerialize |
+                      OptionTypeFlags::kCompareNever)
+                  .SetParseFunc([](const ConfigOptions& config_options,
+                                   const std::string& option,
+                                   const std::string& value, void* addr) {
+                    return static_cast<HybridTableOptions*>(addr)
+                        ->inner->ConfigureOption(config_options, option, value);
+                  }));
   }
 }
 

@@ -34,9 +34,6 @@ class HybridTableFactory : public TableFactory {
   // options.
   explicit HybridTableFactory(
       HybridTableOptions options = HybridTableOptions());
-  // inner_option_names_'s entries refer to this object.
-  HybridTableFactory(const HybridTableFactory&) = delete;
-  HybridTableFactory& operator=(const HybridTableFactory&) = delete;
 
   const char* Name() const override { return kClassName(); }
 

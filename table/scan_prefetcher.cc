@@ -79,7 +79,7 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   next_step_at_ = 0;
   in_step_ = false;
   last_used_ = SIZE_MAX;
-  if (hint_->Entries() >= kEagerMinEntries && PlanWindow()) {
+  if (hint_->Entries() >= kEagerMinEntries) {
     // Recent scans took many entries from this table: start reading its
     // first window now, while the scan seeks the other tables.
     OpenLookahead();
@@ -138,9 +138,6 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
     next_step_at_ = SIZE_MAX;
     return;
   }
-  if (!PlanWindow()) {
-    return;
-  }
   if (reseek) {
     OpenLookahead();
     lookahead_->Seek(internal_key);
@@ -150,17 +147,6 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
   }
   StartWindow();
   JoinPending(/*use=*/true);
-}
-
-bool ScanPrefetcher::PlanWindow() {
-  if (WantsMedium()) {
-    return true;
-  }
-  // Nothing to read ahead: a lookahead would only read SST blocks, some
-  // past where the scan stops. Until the next seek.
-  exhausted_ = true;
-  next_step_at_ = SIZE_MAX;
-  return false;
 }
 
 void ScanPrefetcher::StartWindow() {

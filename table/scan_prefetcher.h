@@ -143,18 +143,9 @@ class ScanPrefetcher {
   // Collects the window's medium values into window_state_.
   void Collect();
   bool BeyondEnd(const Slice& user_key) const;
-  // Whether the table may hold medium values, and there is a block cache to
-  // read them into.
-  bool WantsMedium() const {
-    return table_->context().block_cache != nullptr &&
-           table_->has_medium_refs();
-  }
   // Counts a value the scan wants that the window collected (once per
   // entry: DBIter may ask twice).
   void CountUse();
-  // Whether the next window would read anything; false, with the prefetcher
-  // stopped until the next seek, when it would not.
-  bool PlanWindow();
 
   TableMediumValues* const table_;
   TableReader* const inner_;

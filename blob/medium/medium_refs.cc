@@ -121,47 +121,45 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
         " is damaged or has an unknown version (this build reads versions 1 "
         "and 2); a newer HybridKV may have written it");
   }
-  const Status truncated =
-      Status::Corruption("HybridKV: SST property " +
-                         std::string(kMediumRefsProperty) + " is truncated");
+  MediumRefs decoded;
+  auto truncated = [] {
+    return Status::Corruption("HybridKV: SST property " +
+                              std::string(kMediumRefsProperty) +
+                              " is truncated");
+  };
   for (uint32_t i = 0; i < count; ++i) {
     uint64_t number;
     MediumFileRef ref;
     if (!GetVarint64(&in, &number) || !GetVarint64(&in, &ref.pointers) ||
         !GetVarint64(&in, &ref.record_bytes)) {
-      refs->clear();
-      return truncated;
+      return truncated();
     }
     if (version == kRefsVersionWithoutRuns) {
       ref.runs = WholeMediumFile();
     } else {
       uint32_t run_count;
-      if (!GetVarint32(&in, &run_count)) {
-        refs->clear();
-        return truncated;
-      }
+      if (!GetVarint32(&in, &run_count)) return truncated();
       uint64_t previous_end = 0;
       for (uint32_t r = 0; r < run_count; ++r) {
         uint64_t gap, length;
         if (!GetVarint64(&in, &gap) || !GetVarint64(&in, &length)) {
-          refs->clear();
-          return truncated;
+          return truncated();
         }
         ref.runs.push_back({previous_end + gap, previous_end + gap + length});
         previous_end = ref.runs.back().end;
       }
     }
-    (*refs)[number] = std::move(ref);
+    decoded[number] = std::move(ref);
   }
   if (!in.empty()) {
     // Bytes past the entries the count announced: not what any version
     // writes, so nothing decoded can be trusted.
-    refs->clear();
     return Status::Corruption("HybridKV: SST property " +
                               std::string(kMediumRefsProperty) + " has " +
                               std::to_string(in.size()) +
                               " bytes past its last entry: it is damaged");
   }
+  *refs = std::move(decoded);  // only whole: an error leaves `refs` empty
   return Status::OK();
 }
 
