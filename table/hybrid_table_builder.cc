@@ -16,6 +16,7 @@
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "plugin/hybridkv/table/medium_values.h"
 #include "rocksdb/table.h"
+#include "table/block_based/block_based_table_factory.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -52,7 +53,8 @@ int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
 }  // namespace
 
 HybridTableBuilder::HybridTableBuilder(
-    const HybridTableOptions& options, const TableFactory& inner_factory,
+    const HybridTableOptions& options,
+    const BlockBasedTableFactory& inner_factory,
     std::shared_ptr<TailEstimate> tail_estimate, const TableBuilderOptions& tbo,
     WritableFileWriter* file)
     : options_(options),
@@ -73,10 +75,11 @@ HybridTableBuilder::HybridTableBuilder(
   }
   collector_factories_.emplace_back(
       new MediumRefsCollectorFactory(refs_.refs()));
-  inner_.reset(inner_factory.NewTableBuilder(
+  // Not virtual: the factory may be a HybridTable, a BlockBasedTable itself.
+  inner_.reset(inner_factory.BlockBasedTableFactory::NewTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
-  const auto* block_based = inner_factory.GetOptions<BlockBasedTableOptions>();
-  tail_margin_ = 2 * (block_based != nullptr ? block_based->block_size : 4096);
+  tail_margin_ =
+      2 * inner_factory.GetOptions<BlockBasedTableOptions>()->block_size;
   max_tail_ = tbo.target_file_size > 0 ? tbo.target_file_size / 4
                                        : std::numeric_limits<uint64_t>::max();
 
@@ -256,6 +259,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       break;
     case Mode::kKeepPointers:
       if (IsCompactionPointer(value, &pointer)) {
+        if (!status_.ok()) return;  // another DB's pointer
         kept_++;
         NoteReference(pointer.pointer);
         AddRetyped(key, kTypeBlobIndex, pointer.stored);
@@ -264,6 +268,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       break;
     case Mode::kInline:
       if (IsCompactionPointer(value, &pointer)) {
+        if (!status_.ok()) return;  // another DB's pointer
         status_ = merge_reader_->Read(merge_io_, pointer.pointer, mac_key,
                                       &value_buffer_);
         if (status_.ok()) {

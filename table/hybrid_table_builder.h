@@ -17,6 +17,9 @@
 #include "table/table_builder.h"
 
 namespace ROCKSDB_NAMESPACE {
+
+class BlockBasedTableFactory;
+
 namespace hybridkv {
 
 // Builds one HybridTable SST through the inner format's builder, placing medium
@@ -47,7 +50,7 @@ namespace hybridkv {
 class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options,
-                     const TableFactory& inner_factory,
+                     const BlockBasedTableFactory& inner_factory,
                      std::shared_ptr<TailEstimate> tail_estimate,
                      const TableBuilderOptions& tbo, WritableFileWriter* file);
   ~HybridTableBuilder() override;

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "options/cf_options.h"
 #include "options/db_options.h"
@@ -27,39 +26,27 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// RocksDB parses `table_factory` without PrepareOptions, and by default ignores
-// unsupported ids by leaving a null object. For `inner` that would be a silent
-// null factory, so an empty value, an unknown id or a nested HybridTable is an
-// error here, whatever the ConfigOptions say.
-Status ParseInner(const ConfigOptions& config_options,
-                  const std::string& /*name*/, const std::string& value,
-                  void* addr) {
-  auto* inner = static_cast<std::shared_ptr<TableFactory>*>(addr);
-  if (value.empty() || value == "nullptr") {
-    return Status::InvalidArgument(
-        "HybridTable: option 'inner' is empty. Omit it to wrap the default "
-        "BlockBasedTable, or name a table factory, e.g. "
-        "inner={id=BlockBasedTable;block_size=8192}.");
-  }
+// `inner={id=BlockBasedTable;...}`: the table options of OPTIONS files written
+// before HybridTable was a BlockBasedTable, and of options strings that still
+// spell them so. An empty value or an unknown id is an error, whatever the
+// ConfigOptions say: ignoring it would silently drop the user's table options.
+Status ParseInner(const ConfigOptions& config_options, const std::string& value,
+                  std::shared_ptr<TableFactory>* inner) {
   ConfigOptions strict = config_options;
   strict.ignore_unsupported_options = false;
-  std::shared_ptr<TableFactory> created;
-  Status s = TableFactory::CreateFromString(strict, value, &created);
-  if (s.ok() && created == nullptr) {
+  Status s = value.empty() || value == "nullptr"
+                 ? Status::InvalidArgument("empty")
+                 : TableFactory::CreateFromString(strict, value, inner);
+  if (s.ok() && *inner == nullptr) {
     s = Status::NotFound("no table factory created");
   }
   if (!s.ok()) {
     return Status::InvalidArgument(
-        "HybridTable: cannot create the inner table factory from '" + value +
+        "HybridTable: cannot take the table options in inner='" + value +
         "': " + s.ToString() +
-        ". Use a registered id such as BlockBasedTable.");
+        ". HybridTable is a BlockBasedTable: set its options directly "
+        "(table_factory={id=HybridTable;block_size=8192}), or drop inner.");
   }
-  if (created->IsInstanceOf(HybridTableFactory::kClassName())) {
-    return Status::InvalidArgument(
-        "HybridTable: 'inner' must not itself be a HybridTable; wrap "
-        "BlockBasedTable instead.");
-  }
-  *inner = std::move(created);
   return Status::OK();
 }
 
@@ -126,13 +113,11 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
                blob_garbage_collection_min_garbage_ratio),
       OptionType::kDouble, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
-    // Serialized as a nested object,
-    // `inner={id=BlockBasedTable;block_size=...}`, and compared in full when
-    // RocksDB verifies a persisted OPTIONS file.
-    {"inner", OptionTypeInfo::AsCustomSharedPtr<TableFactory>(
-                  offsetof(struct HybridTableOptions, inner),
-                  OptionVerificationType::kNormal, OptionTypeFlags::kNone)
-                  .SetParseFunc(ParseInner)},
+    // Read by HybridTableFactory::ParseOption, never written: the table
+    // options are the factory's own, serialized as BlockBasedTable's are.
+    {"inner",
+     {0, OptionType::kUnknown, OptionVerificationType::kNormal,
+      OptionTypeFlags::kDontSerialize | OptionTypeFlags::kCompareNever}},
 };
 
 }  // namespace
@@ -375,65 +360,79 @@ ValueClass HybridTableOptions::Classify(size_t key_size,
   return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
 }
 
-HybridTableFactory::HybridTableFactory(HybridTableOptions options)
-    : options_(std::move(options)) {
-  if (options_.inner == nullptr) {
-    options_.inner.reset(NewBlockBasedTableFactory());
-  }
-  RegisterOptions(&options_, &hybrid_table_type_info);
-  ForwardInnerOptionNames();
-  // On options_: RocksDB hands each entry's parser that address.
-  RegisterOptions("HybridTableInnerOptionNames", &options_,
-                  &inner_option_names_);
+namespace {
+
+// The BlockBasedTable options of `inner`; null for another table format.
+const BlockBasedTableOptions* BlockBasedOptionsOf(const TableFactory& inner) {
+  return inner.IsInstanceOf(TableFactory::kBlockBasedTableName()) &&
+                 !inner.IsInstanceOf(HybridTableFactory::kClassName())
+             ? inner.GetOptions<BlockBasedTableOptions>()
+             : nullptr;
 }
 
-void HybridTableFactory::ForwardInnerOptionNames() {
-  inner_option_names_.clear();
-  std::unordered_set<std::string> names;
-  if (options_.inner == nullptr ||
-      !options_.inner->GetOptionNames(ConfigOptions(), &names).ok()) {
-    return;
+std::string UnsupportedInnerMessage(const std::string& inner) {
+  return "HybridTable is a BlockBasedTable and cannot wrap " + inner +
+         ". Leave inner unset or make it a BlockBasedTable, or use " + inner +
+         " without HybridKV.";
+}
+
+BlockBasedTableOptions InitialOptions(const std::shared_ptr<TableFactory>& t) {
+  const BlockBasedTableOptions* bbto =
+      t != nullptr ? BlockBasedOptionsOf(*t) : nullptr;
+  return bbto != nullptr ? *bbto : BlockBasedTableOptions();
+}
+
+}  // namespace
+
+// The base is built with the inner's options, not given them afterwards: it
+// sets up its cache reservations from the options it is built with.
+HybridTableFactory::HybridTableFactory(HybridTableOptions options)
+    : BlockBasedTableFactory(InitialOptions(options.inner)),
+      options_(std::move(options)) {
+  if (options_.inner != nullptr &&
+      BlockBasedOptionsOf(*options_.inner) == nullptr) {
+    unsupported_inner_ = options_.inner->Name();
   }
-  for (const std::string& name : names) {
-    if (hybrid_table_type_info.count(name) != 0) {
-      continue;  // HybridTable's own option of that name wins
-    }
-    // Mutable here: the inner factory applies its own rule (RocksDB asks
-    // with mutable_options_only, and the inner refuses what it must).
-    inner_option_names_.emplace(
-        name, OptionTypeInfo(
-                  0, OptionType::kUnknown, OptionVerificationType::kNormal,
-                  OptionTypeFlags::kMutable | OptionTypeFlags::kDontSerialize |
-                      OptionTypeFlags::kCompareNever)
-                  .SetParseFunc([](const ConfigOptions& config_options,
-                                   const std::string& option,
-                                   const std::string& value, void* addr) {
-                    return static_cast<HybridTableOptions*>(addr)
-                        ->inner->ConfigureOption(config_options, option, value);
-                  }));
+  options_.inner.reset();  // taken: the factory's own options hold them now
+  RegisterOptions(&options_, &hybrid_table_type_info);
+}
+
+Status HybridTableFactory::ParseOption(const ConfigOptions& config_options,
+                                       const OptionTypeInfo& opt_info,
+                                       const std::string& opt_name,
+                                       const std::string& opt_value,
+                                       void* opt_ptr) {
+  if (opt_name != "inner") {
+    return BlockBasedTableFactory::ParseOption(config_options, opt_info,
+                                               opt_name, opt_value, opt_ptr);
   }
+  if (config_options.mutable_options_only) {
+    return Status::InvalidArgument(
+        "Option not changeable: inner. Change HybridTable's BlockBasedTable "
+        "options by their names, e.g. table_factory.block_size.");
+  }
+  std::shared_ptr<TableFactory> inner;
+  Status s = ParseInner(config_options, opt_value, &inner);
+  if (!s.ok()) return s;
+  const BlockBasedTableOptions* bbto = BlockBasedOptionsOf(*inner);
+  if (bbto == nullptr) {
+    return Status::InvalidArgument(UnsupportedInnerMessage(inner->Name()));
+  }
+  *GetOptions<BlockBasedTableOptions>() = *bbto;
+  return Status::OK();
 }
 
 Status HybridTableFactory::PrepareOptions(const ConfigOptions& config_options) {
-  if (options_.inner == nullptr) {
-    return Status::InvalidArgument(
-        "HybridTable: option 'inner' is empty. Omit it to wrap the default "
-        "BlockBasedTable, or name a table factory, e.g. "
-        "inner={id=BlockBasedTable;block_size=8192}.");
+  if (!unsupported_inner_.empty()) {
+    return Status::NotSupported(UnsupportedInnerMessage(unsupported_inner_));
   }
-  if (options_.inner->IsInstanceOf(kClassName())) {
-    return Status::InvalidArgument(
-        "HybridTable: 'inner' must not itself be a HybridTable; wrap "
-        "BlockBasedTable instead.");
-  }
-  ForwardInnerOptionNames();  // `inner` may have been replaced since
-  return TableFactory::PrepareOptions(config_options);
+  return BlockBasedTableFactory::PrepareOptions(config_options);
 }
 
 Status HybridTableFactory::ValidateOptions(
     const DBOptions& db_opts, const ColumnFamilyOptions& cf_opts) const {
-  if (options_.inner == nullptr) {
-    return Status::InvalidArgument("HybridTable: option 'inner' is empty.");
+  if (!unsupported_inner_.empty()) {
+    return Status::NotSupported(UnsupportedInnerMessage(unsupported_inner_));
   }
   const double gc_ratio = options_.blob_garbage_collection_min_garbage_ratio;
   if (!(gc_ratio >= 0 && gc_ratio <= 1)) {
@@ -446,9 +445,7 @@ Status HybridTableFactory::ValidateOptions(
   Status s = ValidatePlacement(options_, cf_opts);
   if (s.ok()) s = ValidateSupported(db_opts, cf_opts);
   if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
-  // Configurable::ValidateOptions also validates the inner factory, a
-  // registered option.
-  if (s.ok()) s = TableFactory::ValidateOptions(db_opts, cf_opts);
+  if (s.ok()) s = BlockBasedTableFactory::ValidateOptions(db_opts, cf_opts);
   if (s.ok()) {
     // The partitioner cannot see num_levels; give it the merge level resolved
     // now. With dynamic level sizing the last level is num_levels - 1.
@@ -493,7 +490,7 @@ Status HybridTableFactory::NewTableReader(
   const std::string sst_path = file->file_name();  // before `file` moves
   const std::string dir = DirName(sst_path);
   std::unique_ptr<TableReader> inner_reader;
-  Status s = options_.inner->NewTableReader(
+  Status s = BlockBasedTableFactory::NewTableReader(
       ro, table_reader_options, std::move(file), file_size, &inner_reader,
       prefetch_index_and_filter_in_cache);
   if (!s.ok()) {
@@ -514,9 +511,7 @@ Status HybridTableFactory::NewTableReader(
   context.state = state;
   context.session_id = table_reader_options.cur_db_session_id;
   context.clock = io.clock;
-  if (const auto* bbto = options_.inner->GetOptions<BlockBasedTableOptions>()) {
-    context.block_cache = bbto->block_cache;
-  }
+  context.block_cache = GetOptions<BlockBasedTableOptions>()->block_cache;
   state->tracker().SetFileSystemIfUnset(fs, io.sst_file_manager);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
@@ -557,8 +552,8 @@ Status HybridTableFactory::NewTableReader(
 TableBuilder* HybridTableFactory::NewTableBuilder(
     const TableBuilderOptions& table_builder_options,
     WritableFileWriter* file) const {
-  auto* builder = new HybridTableBuilder(
-      options_, *options_.inner, tail_estimate_, table_builder_options, file);
+  auto* builder = new HybridTableBuilder(options_, *this, tail_estimate_,
+                                         table_builder_options, file);
   if (table_builder_options.reason != TableFileCreationReason::kMisc) {
     Status s = CheckBuilderOptions(table_builder_options);
     if (!s.ok()) builder->Refuse(s);
@@ -597,16 +592,6 @@ Status HybridTableFactory::CheckBuilderOptions(
       s.ToString() +
           " Reopen the DB with options that pass (drop and recreate a column "
           "family created so with hybridkv::ConfigureOptions).");
-}
-
-std::unique_ptr<TableFactory> HybridTableFactory::Clone() const {
-  HybridTableOptions copy = options_;
-  if (copy.inner != nullptr) {
-    copy.inner = options_.inner->Clone();
-  }
-  auto clone = std::make_unique<HybridTableFactory>(std::move(copy));
-  clone->tail_estimate_ = tail_estimate_;
-  return clone;
 }
 
 }  // namespace hybridkv

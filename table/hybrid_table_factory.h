@@ -4,10 +4,15 @@
 // size, and HybridKVPartitioner, which keeps trivial moves from carrying
 // pointers past the merge level.
 //
-// HybridTable wraps an inner factory (BlockBasedTable by default). Everything
-// the inner format supports keeps working, because every TableReader,
-// TableBuilder and iterator virtual is forwarded, including the ones RocksDB
-// gives a default body.
+// HybridTable is a BlockBasedTable: it derives from RocksDB's factory, takes
+// its options (`table_factory.block_size=...` works as it does for
+// BlockBasedTable), and writes and reads its SSTs through it, wrapping each
+// TableReader, TableBuilder and iterator. Because it is one, RocksDB gives a
+// HybridTable column family what it gives only BlockBasedTable ones: the 30-day
+// ttl and periodic_compaction_seconds defaults and the explicit settings,
+// FIFO's TTL, the file-metadata cache charge. Every virtual of the wrapped
+// reader, builder and iterator is forwarded, including the ones RocksDB gives a
+// default body.
 //
 // May depend on: blob/, compaction_filter/ (to validate wrappers),
 // include/hybridkv, and RocksDB's public and internal headers (compiled in-tree
@@ -16,26 +21,31 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/tail_estimate.h"
 #include "rocksdb/table.h"
-#include "rocksdb/utilities/options_type.h"
+#include "table/block_based/block_based_table_factory.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-class HybridTableFactory : public TableFactory {
+class HybridTableFactory : public BlockBasedTableFactory {
  public:
   static const char* kClassName() { return kHybridTableId; }
 
-  // A null `options.inner` means the default, a BlockBasedTable with default
-  // options.
+  // Takes the BlockBasedTable options of `options.inner` (defaults when null).
+  // Any other inner format fails PrepareOptions and ValidateOptions.
   explicit HybridTableFactory(
       HybridTableOptions options = HybridTableOptions());
 
   const char* Name() const override { return kClassName(); }
+  // A HybridTable is a BlockBasedTable: RocksDB's checks by name and the tools
+  // that cast to BlockBasedTableFactory hold.
+  bool IsInstanceOf(const std::string& name) const override {
+    return name == kBlockBasedTableName() ||
+           BlockBasedTableFactory::IsInstanceOf(name);
+  }
 
   using TableFactory::NewTableReader;
   Status NewTableReader(const ReadOptions& ro,
@@ -49,35 +59,32 @@ class HybridTableFactory : public TableFactory {
       const TableBuilderOptions& table_builder_options,
       WritableFileWriter* file) const override;
 
-  // Deep copy: the inner factory is cloned too, because SetOptions and
-  // options-string changes mutate the clone. What the builders learned is
-  // shared with the clone.
-  std::unique_ptr<TableFactory> Clone() const override;
-
-  bool IsDeleteRangeSupported() const override {
-    return options_.inner->IsDeleteRangeSupported();
+  // SetOptions mutates the clone. What the builders learned is shared with it.
+  std::unique_ptr<TableFactory> Clone() const override {
+    return std::make_unique<HybridTableFactory>(*this);
   }
-
-  // Lets GetOptions<BlockBasedTableOptions>(), block cache properties and tools
-  // that inject a block cache reach the wrapped factory.
-  const Customizable* Inner() const override { return options_.inner.get(); }
 
   Status PrepareOptions(const ConfigOptions& config_options) override;
   Status ValidateOptions(const DBOptions& db_opts,
                          const ColumnFamilyOptions& cf_opts) const override;
 
+ protected:
+  // `inner={id=BlockBasedTable;...}`, as OPTIONS files before HybridTable was
+  // a BlockBasedTable spell its table options, sets them.
+  Status ParseOption(const ConfigOptions& config_options,
+                     const OptionTypeInfo& opt_info,
+                     const std::string& opt_name, const std::string& opt_value,
+                     void* opt_ptr) override;
+
  private:
   // What ValidateOptions checks of the companions and unsupported features,
   // on the options a flush or compaction builds with.
   Status CheckBuilderOptions(const TableBuilderOptions& tbo) const;
-  // Registers, under the inner factory's own option names, entries that hand
-  // the option to it: SetOptions({{"table_factory.block_size", ...}}), as
-  // RocksDB users spell it, then reaches the wrapped BlockBasedTable. Never
-  // serialized (the inner's options are, under `inner`), never compared.
-  void ForwardInnerOptionNames();
 
   HybridTableOptions options_;
-  std::unordered_map<std::string, OptionTypeInfo> inner_option_names_;
+  // An inner table format other than BlockBasedTable that the constructor was
+  // given, refused at open.
+  std::string unsupported_inner_;
   // Learned from the tables this factory's builders finish.
   std::shared_ptr<TailEstimate> tail_estimate_ =
       std::make_shared<TailEstimate>();

@@ -838,21 +838,6 @@ TEST(LifecycleTest, SnapshotKeepsOverwrittenValuesFile) {
   EXPECT_EQ(v, Medium(17, 2));
 }
 
-// Seeding reads SST properties whatever the inner table format: with
-// PlainTable inside, a crash leftover goes and live files stay.
-TEST(LifecycleTest, ReconciliationWithPlainTableInside) {
-  test::ScratchDir dir("plain");
-  Options options = MakeOptions();
-  options.allow_mmap_reads = true;  // PlainTable reads through mmap
-  options.prefix_extractor.reset(NewFixedPrefixTransform(3));
-  PlainTableOptions plain;
-  plain.hash_table_ratio = 0;  // total order
-  HybridTableOptions table;
-  table.inner.reset(NewPlainTableFactory(plain));
-  options.table_factory = NewHybridTableFactory(table);
-  CheckReconciliation(options, dir, 500, 300);
-}
-
 // Switching a column family's table factory away from HybridTable while its
 // companions stay (an edited OPTIONS file) is refused by name; the documented
 // way back works.

@@ -19,6 +19,7 @@
 #include "rocksdb/metadata.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
+#include "table/block_based/block_based_table_factory.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -41,27 +42,59 @@ Status ParseCf(const std::string& opts, ColumnFamilyOptions* out) {
                                           out);
 }
 
-TEST(OptionsTest, OptionsStringCreatesHybridTableWrappingBlockBasedTable) {
-  ColumnFamilyOptions cf;
-  ASSERT_OK(ParseCf(kHybridString, &cf));
-  ASSERT_NE(cf.table_factory, nullptr);
-  EXPECT_STREQ(cf.table_factory->Name(), "HybridTable");
-  // Inner() makes the wrapped table's options reachable, as RocksDB's tools
-  // expect.
-  const auto* bbto = cf.table_factory->GetOptions<BlockBasedTableOptions>();
-  ASSERT_NE(bbto, nullptr);
-  EXPECT_EQ(bbto->block_size, 8192u);
-  const Customizable* inner = cf.table_factory->Inner();
-  ASSERT_NE(inner, nullptr);
-  EXPECT_STREQ(inner->Name(), "BlockBasedTable");
+// HybridTable is a BlockBasedTable: its table options are BlockBasedTable's,
+// spelled directly or, as OPTIONS files of earlier versions do, inside `inner`.
+TEST(OptionsTest, OptionsStringCreatesHybridTableThatIsABlockBasedTable) {
+  for (const char* opts :
+       {"table_factory={id=HybridTable;block_size=8192}", kHybridString}) {
+    SCOPED_TRACE(opts);
+    ColumnFamilyOptions cf;
+    ASSERT_OK(ParseCf(opts, &cf));
+    ASSERT_NE(cf.table_factory, nullptr);
+    EXPECT_STREQ(cf.table_factory->Name(), "HybridTable");
+    EXPECT_TRUE(cf.table_factory->IsInstanceOf("BlockBasedTable"));
+    EXPECT_NE(cf.table_factory->CheckedCast<BlockBasedTableFactory>(), nullptr);
+    const auto* bbto = cf.table_factory->GetOptions<BlockBasedTableOptions>();
+    ASSERT_NE(bbto, nullptr);
+    EXPECT_EQ(bbto->block_size, 8192u);
+  }
 }
 
-TEST(OptionsTest, DefaultInnerIsBlockBasedTable) {
+TEST(OptionsTest, DefaultTableOptionsAreBlockBasedTables) {
   ColumnFamilyOptions cf;
   ASSERT_OK(ParseCf("table_factory=HybridTable", &cf));
   EXPECT_STREQ(cf.table_factory->Name(), "HybridTable");
-  ASSERT_NE(cf.table_factory->Inner(), nullptr);
-  EXPECT_STREQ(cf.table_factory->Inner()->Name(), "BlockBasedTable");
+  const auto* bbto = cf.table_factory->GetOptions<BlockBasedTableOptions>();
+  ASSERT_NE(bbto, nullptr);
+  EXPECT_EQ(bbto->block_size, BlockBasedTableOptions().block_size);
+}
+
+// Another table format cannot be the inner one: refused when parsed, and at
+// open when given through the C++ API.
+TEST(OptionsTest, OtherInnerFormatsAreRefused) {
+  ColumnFamilyOptions cf;
+  Status s =
+      ParseCf("table_factory={id=HybridTable;inner={id=PlainTable}}", &cf);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("cannot wrap PlainTable"), std::string::npos)
+      << s.ToString();
+  HybridOptions hybrid;
+  hybrid.table.inner.reset(NewPlainTableFactory());
+  Options options;
+  s = ConfigureOptions(&options, hybrid);
+  ASSERT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("cannot wrap PlainTable"), std::string::npos)
+      << s.ToString();
+  // Set on the options without ConfigureOptions, DB::Open refuses it.
+  options.create_if_missing = true;
+  options.table_factory = NewHybridTableFactory(hybrid.table);
+  test::ScratchDir dir("plain");
+  DB* raw = nullptr;
+  s = hybridkv::OpenDB(options, dir.path(), &raw);
+  ASSERT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("cannot wrap PlainTable"), std::string::npos)
+      << s.ToString();
+  delete raw;
 }
 
 TEST(OptionsTest, SerializeParseRoundTripIsEquivalent) {
@@ -70,7 +103,7 @@ TEST(OptionsTest, SerializeParseRoundTripIsEquivalent) {
   ConfigOptions config;
   std::string serialized;
   ASSERT_OK(cf.table_factory->GetOptionString(config, &serialized));
-  EXPECT_NE(serialized.find("inner="), std::string::npos) << serialized;
+  EXPECT_EQ(serialized.find("inner="), std::string::npos) << serialized;
   EXPECT_NE(serialized.find("block_size=8192"), std::string::npos)
       << serialized;
 
@@ -82,12 +115,9 @@ TEST(OptionsTest, SerializeParseRoundTripIsEquivalent) {
       cf.table_factory->AreEquivalent(config, reparsed.get(), &mismatch))
       << mismatch;
 
-  // A different inner block size is a real difference.
+  // A different block size is a real difference.
   ColumnFamilyOptions other;
-  ASSERT_OK(
-      ParseCf("table_factory={id=HybridTable;inner={id=BlockBasedTable;block_"
-              "size=4096}}",
-              &other));
+  ASSERT_OK(ParseCf("table_factory={id=HybridTable;block_size=4096}", &other));
   EXPECT_FALSE(cf.table_factory->AreEquivalent(
       config, other.table_factory.get(), &mismatch));
 }
@@ -98,11 +128,12 @@ TEST(OptionsTest, CloneIsDeep) {
   std::unique_ptr<TableFactory> clone = cf.table_factory->Clone();
   ASSERT_NE(clone, nullptr);
   EXPECT_STREQ(clone->Name(), "HybridTable");
-  ASSERT_NE(clone->Inner(), cf.table_factory->Inner());  // a new inner object
   ConfigOptions config;
-  ASSERT_OK(clone->ConfigureFromString(
-      config, "inner={id=BlockBasedTable;block_size=2048}"));
+  ASSERT_OK(clone->ConfigureFromString(config, "block_size=2048"));
   EXPECT_EQ(clone->GetOptions<BlockBasedTableOptions>()->block_size, 2048u);
+  ASSERT_OK(clone->ConfigureFromString(
+      config, "inner={id=BlockBasedTable;block_size=1024}"));
+  EXPECT_EQ(clone->GetOptions<BlockBasedTableOptions>()->block_size, 1024u);
   EXPECT_EQ(cf.table_factory->GetOptions<BlockBasedTableOptions>()->block_size,
             8192u);
 }

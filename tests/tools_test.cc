@@ -5,10 +5,13 @@
 // read its files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
@@ -78,7 +81,7 @@ TEST(ToolsTest, DbBenchLoadsHybridTableFromOptionsFile) {
 }
 
 // A small HybridTable DB with known contents, closed.
-void MakeDb(const std::string& path, int n) {
+void MakeDb(const std::string& path, int n, size_t value_size = 0) {
   Options options;
   options.create_if_missing = true;
   ASSERT_OK(ConfigureOptions(&options));
@@ -86,8 +89,10 @@ void MakeDb(const std::string& path, int n) {
   ASSERT_OK(hybridkv::OpenDB(options, path, &raw));
   std::unique_ptr<DB> db(raw);
   for (int i = 0; i < n; ++i) {
-    ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(1000000 + i),
-                      "value" + std::to_string(i)));
+    std::string value = "value" + std::to_string(i);
+    value.resize(std::max(value.size(), value_size), 'm');
+    ASSERT_OK(
+        db->Put(WriteOptions(), "key" + std::to_string(1000000 + i), value));
   }
   ASSERT_OK(db->Flush(FlushOptions()));
   ASSERT_OK(db->Close());
@@ -134,6 +139,41 @@ TEST(ToolsTest, SstDumpReadsHybridTableFiles) {
   EXPECT_NE(out.find("'key1000000' seq:"), std::string::npos)
       << out.substr(0, 500);
   EXPECT_NE(out.find("=> value499"), std::string::npos);
+}
+
+// The tools that open SSTs with the DB's own table factory (RocksDB 11's
+// `ldb dump_live_files` and `ldb dump --path`, which keep a factory that is a
+// BlockBasedTable) and those that open them with a plain BlockBasedTable
+// (sst_dump) read SSTs holding medium pointers without an error.
+TEST(ToolsTest, LdbAndSstDumpReadSstsWithMediumPointers) {
+  test::ScratchDir dir("tools-medium");
+  MakeDb(dir.path(), 300, /*value_size=*/200);
+  ASSERT_FALSE(test::MediumFileNumbers(dir.path()).empty());
+  const std::vector<std::string> ssts =
+      test::FilesWithSuffix(dir.path(), ".sst");
+  ASSERT_EQ(ssts.size(), 1u);
+  const std::string sst = dir.Sub(ssts[0]);
+  const std::string ldb = std::string(HYBRIDKV_LDB) + " --db=" + dir.path();
+  const std::string sst_dump =
+      std::string(HYBRIDKV_SST_DUMP) + " --file=" + sst;
+  const std::pair<std::string, bool> runs[] = {
+      // (command, whether it prints the keys)
+      {ldb + " dump_live_files", true},
+      {ldb + " dump --path=" + sst, true},
+      {sst_dump + " --command=scan", true},
+      {sst_dump + " --command=check --verify_checksum", false},
+  };
+  for (const auto& [cmd, prints_keys] : runs) {
+    SCOPED_TRACE(cmd);
+    std::string out;
+    ASSERT_EQ(test::RunCommand(cmd, &out), 0) << out.substr(0, 2000);
+    if (prints_keys) {
+      EXPECT_NE(out.find("key1000299"), std::string::npos)
+          << out.substr(0, 2000);
+    }
+    EXPECT_EQ(out.find("Corruption"), std::string::npos) << out.substr(0, 2000);
+    EXPECT_EQ(out.find("expects"), std::string::npos) << out.substr(0, 2000);
+  }
 }
 
 // hybridkv_admin, as an operator's job runs it: a backup of a closed DB, its

@@ -6,7 +6,7 @@
 // with ROCKSDB_PLUGINS=hybridkv, so options strings and OPTIONS files can name
 // its components without any call into this header:
 //
-//   table_factory={id=HybridTable;inner={id=BlockBasedTable;block_size=8192}}
+//   table_factory={id=HybridTable;block_size=8192}
 #pragma once
 
 #include <limits>
@@ -93,7 +93,10 @@ struct HybridTableOptions {
   // ConfigureOptions replaces it with
   // HybridOptions::blob_garbage_collection_min_garbage_ratio.
   double blob_garbage_collection_min_garbage_ratio = 0;
-  // The wrapped table format. Never null once options are prepared.
+  // A BlockBasedTable factory whose table options HybridTable takes when it is
+  // built (HybridTable is a BlockBasedTable; null: the default options). Any
+  // other table format is refused at open. Not kept: read the options back
+  // with GetOptions<BlockBasedTableOptions>().
   std::shared_ptr<TableFactory> inner;
 
   ValueClass Classify(size_t key_size, size_t value_size) const;
@@ -101,7 +104,7 @@ struct HybridTableOptions {
 
 // Everything HybridKV needs, for ConfigureOptions.
 struct HybridOptions {
-  // The table options; `table.inner` null means a default BlockBasedTable.
+  // The table options; `table.inner` null means BlockBasedTable's defaults.
   HybridTableOptions table;
   // The large class: RocksDB's integrated BlobDB, with min_blob_size set to
   // table.medium_max_value_size + 1. Its garbage collection runs inside
@@ -287,8 +290,8 @@ Status ConvertToStockDB(const Options& options, const std::string& name);
 // removing nothing of HybridKV's, while the DB is open.
 Status DestroyDB(const std::string& name, const Options& options);
 
-// A HybridTable factory wrapping `inner`, or a default BlockBasedTable when
-// `inner` is null.
+// A HybridTable factory with the BlockBasedTable options of `inner`, or the
+// default ones when `inner` is null.
 std::shared_ptr<TableFactory> NewHybridTableFactory(
     std::shared_ptr<TableFactory> inner = nullptr);
 std::shared_ptr<TableFactory> NewHybridTableFactory(
