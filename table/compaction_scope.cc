@@ -25,7 +25,7 @@ std::shared_ptr<CompactionScope> CompactionScope::Enter(
   for (const auto& [number, ref] : refs) {
     MediumRuns& runs = scope->runs_[number];
     runs.insert(runs.end(), ref.runs.begin(), ref.runs.end());
-    NormalizeRuns(&runs, kReadThroughGap);
+    NormalizeRuns(&runs);
   }
   return scope;
 }

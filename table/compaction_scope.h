@@ -8,9 +8,8 @@
 // they end up destroyed.
 //
 // - Runs. The byte runs of the medium files that the inputs point into (their
-//   refs properties), joined across small gaps, so that a merge-level builder
-//   reads those spans in large requests instead of growing its reads from
-//   4 KiB.
+//   refs properties), so that a merge-level builder reads exactly those spans
+//   in large requests instead of growing its reads from 4 KiB.
 // - One merge reader for all the compaction's output files, so a medium file
 //   region that two consecutive outputs need is read once.
 #pragma once
@@ -29,15 +28,6 @@ namespace hybridkv {
 
 class CompactionScope : public MediumReadahead::Plan {
  public:
-  // Runs closer than this are read as one. By the time pointers reach the merge
-  // level, updates have dropped most records of the files they point into, and
-  // the survivors of a file lie a few KiB apart: read run by run, a merge
-  // issued one request per handful of records. A request costs a device (or a
-  // volume's IOPS budget) about as much as tens of KiB of transfer, so reading
-  // through the dead records in a gap this size is cheaper than another
-  // request.
-  static constexpr uint64_t kReadThroughGap = 32 << 10;
-
   // The scope of the compaction this thread runs; null when none.
   static std::shared_ptr<CompactionScope> Current();
   // A compaction input iterator over a table with `refs` opens on this

@@ -31,21 +31,6 @@ TEST(CompactionScopeTest, InputsOfOneThreadShareTheirRuns) {
   EXPECT_EQ(first->RunEnd(8, 120), 0u);    // a file no input points into
 }
 
-// Runs a gap of up to kReadThroughGap apart are read as one: the dead records
-// between them cost less than another request. Farther apart, they stay two.
-TEST(CompactionScopeTest, RunsAreReadThroughSmallGaps) {
-  const uint64_t gap = CompactionScope::kReadThroughGap;
-  MediumRefs refs;
-  refs[5].AddRecord(1000, 100);
-  refs[5].AddRecord(1100 + gap, 100);          // exactly the gap: joined
-  refs[5].AddRecord(1200 + 3 * gap + 1, 100);  // past it: a run of its own
-  auto scope = CompactionScope::Enter(refs);
-  EXPECT_EQ(scope->RunEnd(5, 1000), 1200 + gap);
-  EXPECT_EQ(scope->RunEnd(5, 1100), 1200 + gap);  // inside the gap
-  EXPECT_EQ(scope->RunEnd(5, 1250 + 2 * gap), 0u);
-  EXPECT_EQ(scope->RunEnd(5, 1200 + 3 * gap + 1), 1300 + 3 * gap + 1);
-}
-
 // Another thread (another subcompaction) has its own scope, and the scope
 // ends with the last of its users.
 TEST(CompactionScopeTest, ScopesArePerThreadAndEndWithTheirUsers) {
