@@ -416,10 +416,14 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
     Options udt;
     ASSERT_OK(ConfigureOptions(&udt));
     udt.comparator = BytewiseComparatorWithU64Ts();
+    EXPECT_OK(udt.table_factory->ValidateOptions(DBOptions(udt),
+                                                 ColumnFamilyOptions(udt)));
+    udt.persist_user_defined_timestamps = false;
     Status st = udt.table_factory->ValidateOptions(DBOptions(udt),
                                                    ColumnFamilyOptions(udt));
     EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
-    EXPECT_NE(st.ToString().find("timestamps"), std::string::npos);
+    EXPECT_NE(st.ToString().find("persist_user_defined_timestamps"),
+              std::string::npos);
     Options paranoid;
     ASSERT_OK(ConfigureOptions(&paranoid));
     paranoid.paranoid_file_checks = true;
