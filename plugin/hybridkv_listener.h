@@ -1,9 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// HybridKVListener: RocksDB's file events, handed to the per-DB state
+// HybridKVListener: RocksDB's events, handed to the per-DB state
 // (blob/lifecycle/db_state.h): SSTs created and deleted drive the medium-file
-// tracker; deleted blob files are closed in scan prefetching's blob readers;
-// finished flushes and compactions switch BlobDB's GC by garbage
+// tracker; finished flushes and compactions switch BlobDB's GC by garbage
 // (blob/blobdb/blob_gc_policy.h); compactions out of L0 note the base level,
 // for merge_level=auto.
 #pragma once
@@ -15,8 +14,8 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// HybridKVListener: drives MediumFileTracker from RocksDB's events. Required in
-// DBOptions `listeners` of every DB with a HybridTable column family.
+// Required in DBOptions `listeners` of every DB with a HybridTable column
+// family.
 class HybridKVListener : public EventListener {
  public:
   static const char* kClassName() { return kListenerId; }

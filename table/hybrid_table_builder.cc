@@ -105,7 +105,7 @@ HybridTableBuilder::HybridTableBuilder(
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  tracker_ = &state_->builds();
+  tracker_ = &state_->tracker();
   tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
   // Flushes MAC the pointers they write with the DB secret, created on first
@@ -122,14 +122,11 @@ HybridTableBuilder::HybridTableBuilder(
 }
 
 // RocksDB's compaction moves every value of min_blob_size bytes or more into
-// a blob file before the output table sees it: a compaction pointer moved so
-// would lose its medium value. When the options this compaction was picked
-// with would do that, its inputs must hand it values: the builder decides so
-// for the compaction's scope (every input and output of the compaction on this
-// thread), unless an input already handed it a pointer. That happens only
-// when SetOptions lowered min_blob_size while the compaction was being picked
-// and HybridKVListener saw the value before; the compaction is then refused
-// before it writes anything.
+// a blob file before the output table sees it, losing a compaction pointer's
+// medium value. When this compaction's options would do that, its inputs hand
+// it values (the scope decides), unless one already handed it a pointer: only
+// when SetOptions lowered min_blob_size while the compaction was picked. The
+// compaction is then refused before it writes anything.
 Status HybridTableBuilder::CheckBlobThreshold(const TableBuilderOptions& tbo) {
   const MutableCFOptions& o = tbo.moptions;
   if (!o.enable_blob_files || o.min_blob_size > kMaxCompactionPointerSize ||
@@ -193,16 +190,11 @@ int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
 }
 
 void HybridTableBuilder::OpenMergeReader(const TableBuilderOptions& tbo) {
-  // Merge reads start at 4 KiB chunks and grow to 1 MiB while they stay
-  // sequential. A merge-level compaction needs only the slice of each medium
-  // file that falls in its key range, and often just a few records of it:
-  // with 64 KiB first chunks, a 800k-key MD load read 94 bytes per byte
-  // written back inline (scripts/ab, issue 5). Doubling from 4 KiB keeps
-  // the overshoot per file near what the file contributes.
-  //
-  // Within a compaction, reads follow the runs its inputs point to
-  // (CompactionScope): each chunk reads to the end of its run, up to 1 MiB,
-  // and the reader is shared by the compaction's output files.
+  // Merge reads start at 4 KiB chunks and grow to 1 MiB while sequential: a
+  // merge-level compaction often needs just a few records of a medium file,
+  // and large first chunks would read far more than it writes back. Reads
+  // follow the runs the inputs point to (CompactionScope), and the reader is
+  // shared by the compaction's output files.
   CompactionScope* scope = scope_.get();
   auto make = [&]() {
     return std::make_shared<MediumReadahead>(
@@ -335,12 +327,9 @@ void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
 }
 
 // The size of the file if it were finished now: the data so far, the tail
-// Finish would append, and a margin of two data blocks. RocksDB checks the
-// limit between keys, but the inner estimate grows a whole block at a time,
-// and Finish writes the block in progress: with the margin, a file cut at the
-// limit ends below it (for records smaller than a block). The addition is
-// capped (max_tail_): with a limit of a few blocks, files may end over it
-// again.
+// Finish would append, and a margin of two data blocks, as the inner estimate
+// grows a block at a time and Finish writes the block in progress. Capped
+// (max_tail_): with a limit of a few blocks, files may end over it.
 uint64_t HybridTableBuilder::EstimatedFileSize() const {
   const uint64_t data = inner_->EstimatedFileSize();
   if (inner_->IsEmpty()) {

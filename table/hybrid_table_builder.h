@@ -24,29 +24,20 @@ namespace hybridkv {
 
 // Builds one HybridTable SST through the inner format's builder, placing medium
 // values:
-//
-// - flush and recovery: medium kTypeValue entries go to `<sst number>.medium`,
-// in key order;
-//   the SST stores a pointer under value type kTypeBlobIndex;
-// - compaction above the merge level: pointers (which the reader hands
-// compactions as
-//   kTypeValue pointers) are stored as pointers again; other values stay
-//   inline;
-// - compaction at or below the merge level: pointers are resolved and written
-// inline;
+// - flush and recovery: medium values go to `<sst number>.medium`, in key
+//   order, and the SST stores a pointer typed kTypeBlobIndex;
+// - compaction above the merge level: compaction pointers are stored as
+//   pointers again;
+// - compaction at or below the merge level: pointers are written inline;
 // - anything else (SstFileWriter, ...): entries pass through untouched.
+// A value counts as a pointer only if it is a compaction pointer of this
+// process, so one a client wrote is kept as the plain value it is.
 //
-// A kTypeValue counts as a pointer only if its MAC verifies under the DB's
-// secret, so a value a client wrote that imitates one is kept as the plain
-// value it is.
-//
-// Every TableBuilder virtual is forwarded, including those with a default body:
-// GetTailSize sets the file's tail size, NeedCompact marks it for compaction,
-// SetSeqnoTimeTableProperties sets its creation time. EstimatedFileSize adds
-// the predicted tail (tail_estimate.h), so that RocksDB's size limit on
-// compaction outputs holds for the finished file. The one exception is RocksDB
-// 11's EstimatedTailSize, left at its default of 0 on purpose: our
-// EstimatedFileSize already counts the tail, and RocksDB would count it twice.
+// Every TableBuilder virtual is forwarded, defaulted ones too (GetTailSize,
+// NeedCompact, SetSeqnoTimeTableProperties matter). EstimatedFileSize adds the
+// predicted tail (tail_estimate.h), so that RocksDB's size limit on
+// compaction outputs holds for the finished file; RocksDB 11's
+// EstimatedTailSize stays 0, or RocksDB would count the tail twice.
 class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options,
@@ -67,9 +58,7 @@ class HybridTableBuilder : public TableBuilder {
   void Abandon() override;
   uint64_t NumEntries() const override { return inner_->NumEntries(); }
   // Not empty once failed: RocksDB's flush abandons an empty builder and
-  // reports success without asking its status, so a build that failed
-  // before its first entry reached the SST (the first medium value's file
-  // could not be created) would drop the memtable as if it held nothing.
+  // reports success without asking its status, dropping the memtable.
   bool IsEmpty() const override { return status().ok() && inner_->IsEmpty(); }
   uint64_t FileSize() const override { return inner_->FileSize(); }
   uint64_t EstimatedFileSize() const override;
@@ -126,7 +115,7 @@ class HybridTableBuilder : public TableBuilder {
   MediumFileWriter::SyncOptions medium_sync_;
   Logger* const logger_;
   DbState* const state_;
-  BuildRegistry* tracker_ = nullptr;  // null for SstFileWriter and friends
+  MediumFileTracker* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;  // kExtract: keys the MACs of the pointers it writes
   Status status_;
   // The medium file's write errors, which RocksDB's error handler classifies
@@ -146,8 +135,8 @@ class HybridTableBuilder : public TableBuilder {
   // collector. Declared before inner_, which uses them until it is destroyed.
   InternalTblPropCollFactories collector_factories_;
   std::unique_ptr<TableBuilder> inner_;
-  std::unique_ptr<MediumFileWriter>
-      medium_;  // kExtract, created on the first medium value
+  // kExtract, created on the first medium value.
+  std::unique_ptr<MediumFileWriter> medium_;
   // Is `value` a compaction pointer (compaction_pointer.h)? One of another
   // DB fails the build.
   bool IsCompactionPointer(const Slice& value, CompactionPointer* pointer);

@@ -62,8 +62,6 @@ TEST(DbStateTest, OneStatePerDirectoryHoweverSpelled) {
   state->counters.small_values_flushed += 7;
   EXPECT_EQ(DbStateFor(dir.path())->counters.small_values_flushed.load(), 7u);
   EXPECT_EQ(DbStateFor(other.path())->counters.small_values_flushed.load(), 0u);
-  // Builders see the tracker as their registry.
-  EXPECT_EQ(&state->builds(), static_cast<BuildRegistry*>(&state->tracker()));
 }
 
 TEST(DbStateTest, ConcurrentCallersGetTheSameState) {

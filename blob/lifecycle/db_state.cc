@@ -59,8 +59,6 @@ bool DbState::CompactionsResolvePointers(uint32_t cf) {
   return resolving_cfs_.count(cf) != 0;
 }
 
-BuildRegistry& DbState::builds() { return *tracker_; }
-
 namespace {
 
 struct Registry {

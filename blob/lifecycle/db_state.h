@@ -2,38 +2,29 @@
 //
 // blob/lifecycle/: what HybridKV keeps per DB and how a medium file lives and
 // goes: the per-DB state (this header), the medium-file tracker that counts
-// references and frees dead runs (medium_lifecycle.h; builders see it as a
-// BuildRegistry, build_registry.h), the DB secret that keys pointer MACs
-// (db_secret.h). RocksDB's events reach the tracker through
+// references and frees dead runs (medium_lifecycle.h), the DB secret that keys
+// pointer MACs (db_secret.h). RocksDB's events reach the tracker through
 // HybridKVListener, in plugin/.
 //
 // May depend on: blob/medium/, blob/io/, RocksDB. Not on table/ or plugin/.
-// (DbState keeps scan prefetch's blob readers, blob/blobdb/, by a forward
-// declaration and weak pointers only: it holds them, it does not use them.)
 //
 // Everything HybridKV keeps per DB, in one object per DB directory (the
 // directory of its SSTs and medium files), process-wide: the counters that
-// GetStatistics reports, the open medium files, the DB secret, scan
-// prefetch's blob readers, and the medium-file tracker. Builders, readers and
-// the listener reach a DB's state through DbStateFor.
-// Table builders see the tracker only as a BuildRegistry; the rest of it
-// (medium_lifecycle.h) is for the listener and statistics.
+// GetStatistics reports, the open medium files, the DB secret and the
+// medium-file tracker. Builders, readers and the listener reach a DB's state
+// through DbStateFor.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
-#include "plugin/hybridkv/blob/lifecycle/build_registry.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium/siphash.h"
-#include "rocksdb/file_system.h"
-#include "rocksdb/sst_file_manager.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -67,8 +58,7 @@ struct DbCounters {
 #undef HYBRIDKV_DECLARE_COUNTER
 
   // The LSM's shape, by column family id, as negative and automatic merge
-  // levels need it. Noted by builders and the listener, asked as builders
-  // start: a lock costs nothing there.
+  // levels need it; a lock costs nothing where builders start.
   //
   // An SST of `cf` was seen at `level`, opened or written.
   void NoteLevel(uint32_t cf, int level);
@@ -103,7 +93,6 @@ class DbState {
   DbCounters counters;
   MediumFileCache medium_files;
 
-  BuildRegistry& builds();
   MediumFileTracker& tracker() { return *tracker_; }
 
   // The DB secret by DB id (after DestroyDB the directory may hold a new DB);
@@ -112,11 +101,11 @@ class DbState {
   std::map<std::string, SipKey> secrets;
 
   // Column families whose compactions must hand values, not pointers, to
-  // their output: SetOptions replaced the table factory, whose builder would
-  // write pointers as values, or lowered min_blob_size until BlobDB would
-  // take them. HybridKVListener notes it as a compaction begins, before its
-  // input iterators open. It stays noted until the DB is reopened: a change
-  // back must not let a compaction picked before it hand pointers on.
+  // their output: SetOptions replaced the table factory, or lowered
+  // min_blob_size until BlobDB would take pointers. HybridKVListener notes it
+  // as a compaction begins, before its input iterators open, until the DB is
+  // reopened: a change back must not let a compaction picked before it hand
+  // pointers on.
   void NoteCompactionsResolvePointers(uint32_t cf);
   bool CompactionsResolvePointers(uint32_t cf);
 

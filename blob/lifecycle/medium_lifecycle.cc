@@ -262,14 +262,12 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     InvalidateSeedingLocked();
     return;
   }
-  RegisterLocked(sst_number, props.column_family_id, refs);
+  RegisterLocked(sst_number, refs);
 }
 
-void MediumFileTracker::RegisterLocked(uint64_t sst_number, uint32_t cf,
+void MediumFileTracker::RegisterLocked(uint64_t sst_number,
                                        const MediumRefs& refs) {
-  SstEntry& entry = sst_refs_[sst_number];
-  entry.cf = cf;
-  entry.refs = refs;
+  sst_refs_[sst_number] = refs;
   for (const auto& [number, ref] : refs) {
     referencers_[number].insert(sst_number);
   }
@@ -280,7 +278,7 @@ MediumRefs MediumFileTracker::UnregisterLocked(uint64_t sst_number) {
   if (it == sst_refs_.end()) {
     return {};
   }
-  MediumRefs refs = std::move(it->second.refs);
+  MediumRefs refs = std::move(it->second);
   sst_refs_.erase(it);
   for (const auto& [medium_number, ref] : refs) {
     auto holders = referencers_.find(medium_number);
@@ -296,7 +294,7 @@ MediumRuns MediumFileTracker::LiveRunsLocked(uint64_t medium_number) const {
   auto it = referencers_.find(medium_number);
   if (it == referencers_.end()) return live;
   for (uint64_t sst : it->second) {
-    const MediumRefs& refs = sst_refs_.at(sst).refs;
+    const MediumRefs& refs = sst_refs_.at(sst);
     const MediumRuns& runs = refs.at(medium_number).runs;
     live.insert(live.end(), runs.begin(), runs.end());
   }
@@ -480,10 +478,9 @@ Status MediumFileTracker::ScanDirectory(const std::shared_ptr<FileSystem>& fs,
     // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
     // hold copied pointers. Without medium files there is nothing they could
     // point to.
-    SeedScan::Sst& sst = scan->ssts[number];
-    sst.cf = props->column_family_id;
+    MediumRefs& refs = scan->ssts[number];
     if (!scan->mediums.empty()) {
-      Status s = ReadMediumRefs(fs, path, *props, &sst.refs);
+      Status s = ReadMediumRefs(fs, path, *props, &refs);
       if (!s.ok()) {
         return s;  // retried at the next event; nothing is deleted meanwhile
       }
@@ -500,13 +497,13 @@ bool MediumFileTracker::FinishSeedingLocked(SeedScan* scan,
       return false;  // unreadable: seeding is retried at the next event
     }
   }
-  for (auto& [number, sst] : scan->ssts) {
+  for (auto& [number, refs] : scan->ssts) {
     // Registered by its creation event meanwhile, or gone since it was read.
     if (sst_refs_.count(number) != 0 ||
         removed_while_seeding_.count(number) != 0) {
       continue;
     }
-    RegisterLocked(number, sst.cf, sst.refs);
+    RegisterLocked(number, refs);
   }
   seeded_ = true;
   std::set<uint64_t> mediums(scan->mediums.begin(), scan->mediums.end());
@@ -542,9 +539,7 @@ bool MediumFileTracker::KnownRefs(const std::string& db_dir,
   if (!seeded_ || CurrentManifestLocked(db_dir) != seeded_manifest_) {
     return false;
   }
-  refs->clear();
-  for (const auto& [number, entry] : sst_refs_)
-    refs->emplace(number, entry.refs);
+  *refs = sst_refs_;
   return true;
 }
 
