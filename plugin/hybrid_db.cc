@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "env/composite_env_wrapper.h"
-#include "file/filename.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
@@ -35,11 +34,7 @@ Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
   if (!s.ok()) return s;
   std::vector<uint64_t> ssts;
   for (const std::string& name : files) {  // "/000123.sst"
-    uint64_t number = 0;
-    FileType type;
-    if (ParseFileName(name, &number, &type) && type == kTableFile) {
-      ssts.push_back(number);
-    }
+    if (const uint64_t number = SstNumberOf(name)) ssts.push_back(number);
   }
   // The SSTs' directory: a single db_paths entry may name another than the
   // DB's (HybridTable refuses several).
@@ -75,23 +70,31 @@ bool HybridDB::GetProperty(ColumnFamilyHandle* column_family,
   return db_->GetProperty(column_family, property, value);
 }
 
-Status Open(const Options& options, const std::string& name,
-            StackableDB** dbptr) {
+namespace {
+
+// The handle, owning the DB that `open` opens into its DB** argument.
+template <typename OpenFn>
+Status OpenHandle(StackableDB** dbptr, const OpenFn& open) {
   *dbptr = nullptr;
   DB* db = nullptr;
-  Status s = OpenDB(options, name, &db);
+  Status s = open(&db);
   if (s.ok()) *dbptr = new HybridDB(db);
   return s;
+}
+
+}  // namespace
+
+Status Open(const Options& options, const std::string& name,
+            StackableDB** dbptr) {
+  return OpenHandle(dbptr, [&](DB** db) { return OpenDB(options, name, db); });
 }
 
 Status Open(const DBOptions& db_options, const std::string& name,
             const std::vector<ColumnFamilyDescriptor>& column_families,
             std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr) {
-  *dbptr = nullptr;
-  DB* db = nullptr;
-  Status s = OpenDB(db_options, name, column_families, handles, &db);
-  if (s.ok()) *dbptr = new HybridDB(db);
-  return s;
+  return OpenHandle(dbptr, [&](DB** db) {
+    return OpenDB(db_options, name, column_families, handles, db);
+  });
 }
 
 // How often OpenAsSecondary tries when a table vanishes under it.
@@ -120,10 +123,8 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
   with_env.env = env.get();
   DB* db = nullptr;
   // The primary may delete a table between the open's read of the MANIFEST
-  // and its open of that table (all of them, with max_open_files=-1). The
-  // table belongs to a Version the primary has left, so a new attempt reads
-  // the newer MANIFEST and does not need it. Bounded: a table missing for
-  // good still fails the open, with RocksDB's message.
+  // and its open of that table: a new attempt reads the newer MANIFEST, which
+  // no longer names it. A table missing for good still fails the open.
   Status s;
   for (int attempt = 1; attempt <= kSecondaryOpenAttempts; ++attempt) {
     s = OpenSecondaryDB(with_env, name, secondary_path, &db);

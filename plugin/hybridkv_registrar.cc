@@ -43,8 +43,8 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
     configured.merge_operator =
         std::make_shared<HybridKVMergeOperator>(configured.merge_operator);
   }
-  if (configured.compaction_filter !=
-      nullptr) {  // it takes precedence over a factory
+  // A compaction filter takes precedence over a factory.
+  if (configured.compaction_filter != nullptr) {
     configured.compaction_filter_factory =
         std::make_shared<HybridKVCompactionFilterFactory>(
             NewSharedCompactionFilterFactory(configured.compaction_filter));
@@ -83,6 +83,31 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   return s;
 }
 
+namespace {
+
+// Adds `T`, made by its default constructor, as the `Base` named
+// T::kClassName().
+template <typename Base, typename T>
+void AddFactory(ObjectLibrary& library) {
+  library.AddFactory<Base>(T::kClassName(), [](const std::string& /*uri*/,
+                                               std::unique_ptr<Base>* guard,
+                                               std::string* /*errmsg*/) {
+    guard->reset(new T());
+    return guard->get();
+  });
+}
+
+int Register(ObjectLibrary& library) {
+  AddFactory<TableFactory, HybridTableFactory>(library);
+  AddFactory<SstPartitionerFactory, HybridKVPartitionerFactory>(library);
+  AddFactory<EventListener, HybridKVListener>(library);
+  AddFactory<CompactionFilterFactory, HybridKVCompactionFilterFactory>(library);
+  AddFactory<MergeOperator, HybridKVMergeOperator>(library);
+  size_t num_types;
+  return static_cast<int>(library.GetFactoryCount(&num_types));
+}
+
+}  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
 
@@ -90,53 +115,5 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
 // ROCKSDB_PLUGIN_BUILTINS).
 extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                             const std::string& /*arg*/) {
-  using ROCKSDB_NAMESPACE::CompactionFilterFactory;
-  using ROCKSDB_NAMESPACE::EventListener;
-  using ROCKSDB_NAMESPACE::MergeOperator;
-  using ROCKSDB_NAMESPACE::SstPartitionerFactory;
-  using ROCKSDB_NAMESPACE::TableFactory;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVCompactionFilterFactory;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVListener;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVMergeOperator;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridKVPartitionerFactory;
-  using ROCKSDB_NAMESPACE::hybridkv::HybridTableFactory;
-  library.AddFactory<TableFactory>(
-      HybridTableFactory::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<TableFactory>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new HybridTableFactory());
-        return guard->get();
-      });
-  library.AddFactory<SstPartitionerFactory>(
-      HybridKVPartitionerFactory::kClassName(),
-      [](const std::string& /*uri*/,
-         std::unique_ptr<SstPartitionerFactory>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new HybridKVPartitionerFactory());
-        return guard->get();
-      });
-  library.AddFactory<EventListener>(
-      HybridKVListener::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<EventListener>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new HybridKVListener());
-        return guard->get();
-      });
-  library.AddFactory<CompactionFilterFactory>(
-      HybridKVCompactionFilterFactory::kClassName(),
-      [](const std::string& /*uri*/,
-         std::unique_ptr<CompactionFilterFactory>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new HybridKVCompactionFilterFactory());
-        return guard->get();
-      });
-  library.AddFactory<MergeOperator>(
-      HybridKVMergeOperator::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<MergeOperator>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new HybridKVMergeOperator());
-        return guard->get();
-      });
-  size_t num_types;
-  return static_cast<int>(library.GetFactoryCount(&num_types));
+  return ROCKSDB_NAMESPACE::hybridkv::Register(library);
 }

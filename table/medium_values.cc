@@ -245,11 +245,8 @@ Status TableMediumValues::GetSecret(SipKey* secret) {
     return Status::Corruption(
         "HybridKV: " + context_.dirs.front() + "/" + kSecretFileName +
         " is missing, but SSTs hold medium pointers, which cannot be told "
-        "from values without it. This DB was probably copied by a tool that "
-        "does not know HybridKV's files: restore it with "
-        "hybridkv::RestoreDBFromBackup from a backup made by "
-        "hybridkv::CreateNewBackup, or copy it with Checkpoint on the handle "
-        "of hybridkv::Open.");
+        "from values without it. " +
+        kCopiedWithoutHybridKVFiles);
   }
   return s;
 }

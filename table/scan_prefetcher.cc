@@ -12,18 +12,6 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-namespace {
-
-// The lookahead reads with blocking reads only. With async_io, its block
-// prefetching would leave requests of HybridKV's own in flight on this
-// thread's io_uring between the application's calls, which RocksDB 9.x shares
-// with MultiRead (MultiGet).
-ReadOptions WithoutAsyncIO(ReadOptions read_options) {
-  read_options.async_io = false;
-  return read_options;
-}
-
-}  // namespace
 
 ScanPrefetcher::ScanPrefetcher(TableMediumValues* table, TableReader* inner,
                                ScanLengthHint* hint,
@@ -33,14 +21,19 @@ ScanPrefetcher::ScanPrefetcher(TableMediumValues* table, TableReader* inner,
     : table_(table),
       inner_(inner),
       hint_(hint),
-      read_options_(WithoutAsyncIO(read_options)),
+      read_options_(read_options),
       visible_seq_(read_options.snapshot != nullptr
                        ? read_options.snapshot->GetSequenceNumber()
                        : kMaxSequenceNumber),
       medium_read_options_(read_options),
       prefix_extractor_(prefix_extractor),
       skip_filters_(skip_filters),
-      max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {}
+      max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {
+  // With async_io, the lookahead's block prefetching would leave requests in
+  // flight on this thread's io_uring between the application's calls, which
+  // RocksDB 9.x shares with MultiRead (MultiGet).
+  read_options_.async_io = false;
+}
 
 ScanPrefetcher::~ScanPrefetcher() { Stop(); }
 

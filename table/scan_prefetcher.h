@@ -24,48 +24,32 @@ namespace hybridkv {
 
 // Looks ahead of a user scan over one table and reads the medium values it is
 // about to yield, several at once, into the block cache, where HybridIterator
-// resolves them. Without it each such value is one synchronous read when the
-// scan reaches it. BlobDB's values (the large class) are left to DBIter's own
-// reads: a blob is one request whether read ahead or not, so reading it ahead
-// buys only overlap, and costs a request for every blob past the scan's end.
+// resolves them; without it each is one synchronous read. BlobDB's values are
+// left to DBIter: a blob is one request whether read ahead or not.
 //
-// Demand-driven: a window is read when the scan wants a medium value past
-// the part already read, so a table the merged scan takes no such value from
-// costs nothing. A second iterator over the same table then runs ahead from
-// that entry. After a seek the window starts at the number of entries recent
-// scans took from this table (ScanLengthHint), at least kMinWindow, and
-// doubles with each window, up to `max_window`. It stops at
-// iterate_upper_bound, at the end of the seek key's prefix under
-// prefix_same_as_start, and at the table's end; backward moves stop it until
-// the next seek. A window's medium records are read by span (one request per
-// run of a medium file, which is in key order).
+// A window is read when the scan wants a medium value past the part already
+// read, so a table the merged scan takes no such value from costs nothing.
+// After a seek the first window is the table's ScanLengthHint (at least
+// kMinWindow), and each next one doubles, up to `max_window`. The lookahead
+// stops at iterate_upper_bound, at the end of the seek key's prefix under
+// prefix_same_as_start and at the table's end; a backward move stops it until
+// the next seek. A window's records are read by span: one request per run of
+// a medium file, which is in key order.
 //
-// At a seek, a table whose recent scans took at least kEagerMinEntries
-// entries from it submits its first window at once and waits for it only
-// when the scan first wants one of its values: meanwhile the scan seeks the
-// other tables of its levels, whose block reads overlap it. Any other window
-// is read when wanted, and waited for at once. A window still in flight when
-// the scan leaves it (at a seek, a backward move or its end) is waited for
-// before its buffers go.
-//
-// A window's reads are one AsyncReadBatch. Where it can stay in flight between
-// calls (ReadFileSystemFor: RocksDB's POSIX file system, with io_uring) it is
-// submitted when collected; otherwise it is read when waited for, with
-// blocking reads on a small I/O pool.
-// Prefetching only fills a cache: results never depend on it, and its errors
-// are dropped (DBIter's own read reports them).
+// A table whose recent scans took at least kEagerMinEntries entries submits
+// its first window at the seek and waits only when the scan first wants one
+// of its values, so that the reads overlap the scan's seeks in other tables.
+// A window's reads are one AsyncReadBatch, submitted when collected where it
+// can stay in flight between calls (ReadFileSystemFor), else read when waited
+// for; one still in flight when the scan leaves it is waited for before its
+// buffers go. Prefetching only fills a cache: results never depend on it, and
+// its errors are dropped (DBIter's own read reports them).
 
-// How many entries recent scans took from one table: the first window of the
-// next scan there. Each window is a round trip to the device that the scan
-// waits for, and a scan crosses one table per level, so long scans that start
-// small wait many times; scans of a few entries that start large read values
-// they never yield. Measured (YCSB Run E, scans of 1..100 entries), against a
-// first window of 2: 7-18% more scans per second at less CPU, as fast as a
-// fixed 16 with a third to two fifths of its reads of values past the scans'
-// ends.
-//
-// An average weighted 1/4 on the newest scan, in sixteenths of an entry.
-// Scans of the table share it without a lock: a lost update only blurs it.
+// How many entries recent scans took from one table: the next scan's first
+// window. Each window is a round trip the scan waits for, so long scans that
+// start small wait often; short scans that start large read values they never
+// yield. An average weighted 1/4 on the newest scan, in sixteenths of an
+// entry, shared without a lock: a lost update only blurs it.
 class ScanLengthHint {
  public:
   size_t Entries() const {
@@ -89,9 +73,7 @@ class ScanLengthHint {
 class ScanPrefetcher {
  public:
   static constexpr size_t kMinWindow = 2;
-  // Measured on YCSB Run E: starting windows at the seek
-  // for tables whose scans took 2 or 4 entries read more values the scans
-  // never yield and gained nothing; from 8, 8% more scans per second.
+  // Below it, reading ahead at the seek reads values scans never yield.
   static constexpr size_t kEagerMinEntries = 8;
 
   // For a scan of the table whose medium values are `table` and whose inner
@@ -150,7 +132,7 @@ class ScanPrefetcher {
   TableMediumValues* const table_;
   TableReader* const inner_;
   ScanLengthHint* const hint_;
-  const ReadOptions read_options_;  // the lookahead keeps a reference to it
+  ReadOptions read_options_;  // the lookahead keeps a reference to it
   // The newest sequence number the scan sees, read when the scan starts: its
   // snapshot may be released while the iterator lives.
   const SequenceNumber visible_seq_;

@@ -559,7 +559,7 @@ TEST(DeployabilityTest, ReadOnlyOpenChangesNoFile) {
   const auto before = Listing(dir.Sub("db"));
   {
     DB* raw = nullptr;
-    ASSERT_OK(hybridkv::OpenReadOnlyDB(options, dir.Sub("db"), &raw));
+    ASSERT_OK(test::OpenReadOnlyDB(options, dir.Sub("db"), &raw));
     std::unique_ptr<DB> db(raw);
     VerifyCopy(db.get(), kBase);
     auto handle = NewHandle(db.get());
@@ -642,7 +642,7 @@ TEST(DeployabilityTest, PropertiesAreKnownBeforeTheFirstFlushAndReadOnly) {
   };
   {
     DB* raw = nullptr;
-    ASSERT_OK(hybridkv::OpenReadOnlyDB(options, dir.Sub("db"), &raw));
+    ASSERT_OK(test::OpenReadOnlyDB(options, dir.Sub("db"), &raw));
     std::unique_ptr<DB> db(raw);
     expect_loaded_figures(NewHandle(db.get()).get());
   }

@@ -951,7 +951,7 @@ TEST_P(HostileTest, ReadOnlyInstanceWhilePrimaryCompacts) {
   ASSERT_OK(PutRange(primary.get(), &model, 0, kKeys, 0));
   ASSERT_OK(primary->Flush(FlushOptions()));
   DB* raw = nullptr;
-  ASSERT_OK(hybridkv::OpenReadOnlyDB(options, dir.path() + "/", &raw));
+  ASSERT_OK(test::OpenReadOnlyDB(options, dir.path() + "/", &raw));
   std::unique_ptr<DB> readonly(raw);
 
   int reads = 0, failures = 0;

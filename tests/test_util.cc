@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
@@ -160,8 +161,7 @@ std::set<std::string> AutoMergeLevelsLogged(const std::string& dir) {
       const size_t end = log.find(' ', at + kLine.size());
       const size_t eol = log.find('\n', at);
       if (log.find("merge_level=auto", at) < eol) {
-        levels.insert(log.substr(at + kLine.size(),
-                                 end - (at + kLine.size())));
+        levels.insert(log.substr(at + kLine.size(), end - (at + kLine.size())));
       }
     }
   }
@@ -255,6 +255,12 @@ std::vector<MediumRecordHandle> MediumFileFixture::Write(
   }
   EXPECT_OK(w->Finish());
   return handles;
+}
+
+Status OpenReadOnlyDB(const Options& options, const std::string& name,
+                      DB** db) {
+  return OpenIntoRawPointer(
+      db, [&](auto* out) { return DB::OpenForReadOnly(options, name, out); });
 }
 
 RawSstScan ScanSstRaw(const std::string& sst_path) {

@@ -84,6 +84,9 @@ uint64_t AllocatedBytes(const std::string& path);
 // is unset or empty.
 uint64_t EnvU64(const char* name, uint64_t fallback);
 
+// DB::OpenForReadOnly into a raw pointer, whatever the RocksDB version.
+Status OpenReadOnlyDB(const Options& options, const std::string& name, DB** db);
+
 // A FileSystem wrapper that changes nothing. HybridKV never punches holes
 // beneath a wrapper, which may remap offsets: under it, medium files are kept
 // whole.

@@ -129,12 +129,6 @@ inline Status OpenSecondaryDB(const Options& options, const std::string& name,
   });
 }
 
-inline Status OpenReadOnlyDB(const Options& options, const std::string& name,
-                             DB** db) {
-  return OpenIntoRawPointer(
-      db, [&](auto* out) { return DB::OpenForReadOnly(options, name, out); });
-}
-
 // Whether local compactions re-read each output and compare the hash of its
 // entries with that of what they wrote: paranoid_file_checks, and on RocksDB
 // 11 verify_output_flags with kVerifyIteration and kEnableForLocalCompaction

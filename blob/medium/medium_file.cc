@@ -136,10 +136,8 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
 IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
                                MediumRecordHandle* handle) {
   // Records are framed in place in `buffer_`, which goes to the file in large
-  // appends. With one WritableFileWriter::Append per record, its
-  // FinalizeIOOptions alone took 4% of the flush thread's samples (MD load,
-  // perf record -e cpu-clock).
-  // The key is elided (key_size 0): the crc covers it instead.
+  // appends: WritableFileWriter::Append costs too much per record. The key is
+  // elided (key_size 0): the crc covers it instead.
   const size_t start = buffer_.size();
   buffer_.append(4, '\0');  // crc, filled in below
   PutVarint32(&buffer_, 0);
@@ -406,12 +404,7 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
 Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
                          const std::string& dir, uint64_t number,
                          const std::string& referrer) {
-  std::string how =
-      "This DB was probably copied by a tool that does not know HybridKV's "
-      "files (RocksDB's BackupEngine::CreateNewBackup, or Checkpoint on the "
-      "DB* of DB::Open). Restore it from a backup made by "
-      "hybridkv::CreateNewBackup with hybridkv::RestoreDBFromBackup, or copy "
-      "it with Checkpoint on the handle of hybridkv::Open.";
+  std::string how = kCopiedWithoutHybridKVFiles;
   const std::string alias = BlobFileName(dir, number);
   if (fs->FileExists(alias, IOOptions(), nullptr).ok()) {
     how = "The directory holds " + alias +

@@ -33,9 +33,8 @@
 // A record's key is elided: version 2 writes key_size 0 and no key, and
 // record_crc covers the rest of the record followed by the user key. A read
 // through a pointer knows the key, so the crc checks at once that the record
-// is intact and that it is the one the pointer was sent to; storing the key
-// cost 24 of the 134 bytes of a 104-byte value's record. Version 1 stored the
-// key (key_size > 0, record_crc over the rest of the record) and is still
+// is intact and that it is the one the pointer was sent to. Version 1 stored
+// the key (key_size > 0, record_crc over the rest of the record) and is still
 // read: the same rule decodes both, since for an empty key the two crcs agree.
 #pragma once
 
@@ -64,7 +63,6 @@ constexpr uint32_t kMediumFileVersion = 2;     // written
 constexpr uint32_t kMinMediumFileVersion = 1;  // oldest read
 const char* const kMediumFileSuffix = ".medium";
 
-// header := magic:fixed64 version:fixed32 header_crc:fixed32
 struct MediumFileHeader {
   static constexpr size_t kEncodedLength = 16;
   uint32_t version = kMediumFileVersion;
@@ -75,8 +73,6 @@ struct MediumFileHeader {
   Status DecodeFrom(const Slice& input);
 };
 
-// footer := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
-//           version:fixed32 magic:fixed64
 struct MediumFileFooter {
   static constexpr size_t kEncodedLength = 32;
   uint64_t record_count = 0;
@@ -106,9 +102,8 @@ struct MediumRecordHandle {
 // Writes one medium file. Not thread-safe.
 class MediumFileWriter {
  public:
-  // Creates `path` through `fs` and writes the header. Every write of the
-  // file uses `io` (its io_activity tells RocksDB's accounting whose I/O it
-  // is: a flush's).
+  // Creates `path` through `fs` and writes the header. Every write uses `io`,
+  // whose io_activity tells RocksDB's accounting whose I/O it is.
   static IOStatus Create(const std::shared_ptr<FileSystem>& fs,
                          const std::string& path,
                          const FileOptions& file_options,
@@ -128,9 +123,8 @@ class MediumFileWriter {
     // (FlushJob::WriteLevel0Table, 9.10 through 11.8).
     bool sync_directory = true;
   };
-  // Writes the footer, then syncs the file and (see SyncOptions) its
-  // directory: the file is durable before the SST that points into it can
-  // become part of a Version.
+  // Writes the footer, then syncs the file and its directory: the file is
+  // durable before the SST that points into it can join a Version.
   IOStatus Finish(const SyncOptions& sync);
   IOStatus Finish() { return Finish(SyncOptions()); }
 
@@ -145,10 +139,8 @@ class MediumFileWriter {
   MediumFileWriter(const std::shared_ptr<FileSystem>& fs, std::string path,
                    std::unique_ptr<WritableFileWriter> file,
                    const IOOptions& io);
-  // Appends `buffer_` to the file and empties it.
-  IOStatus FlushBuffer();
-  // Records wait in `buffer_` until it holds this many bytes.
-  static constexpr size_t kAppendSize = 64 << 10;
+  IOStatus FlushBuffer();  // appends buffer_ to the file and empties it
+  static constexpr size_t kAppendSize = 64 << 10;  // buffer_'s flush size
 
   std::shared_ptr<FileSystem> fs_;
   const IOOptions io_;
@@ -161,15 +153,14 @@ class MediumFileWriter {
   bool finished_ = false;
 };
 
-// The io_activity of the operation the calling RocksDB thread runs (flush,
-// compaction, Get, ...), for I/O HybridKV does outside a table builder or
-// reader: listener callbacks, wrapped merge operators and compaction filters.
-// RocksDB attributes I/O statistics by it (and debug builds check it).
+// The io_activity of the operation the calling RocksDB thread runs, for I/O
+// HybridKV does outside a table builder or reader (listener callbacks,
+// wrappers): RocksDB attributes I/O statistics by it, and debug builds check
+// it.
 Env::IOActivity CurrentIOActivity();
 
-// Decodes `record` (exactly one record), checks its crc and that it holds
-// `user_key` (see the format above). On success `*value` points into
-// `record`.
+// Decodes `record` (exactly one), checks its crc and that it holds
+// `user_key`. On success `*value` points into `record`.
 Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
                           Slice* value);
 
@@ -177,8 +168,7 @@ Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
 class MediumFileReader {
  public:
   // Opens `path` and verifies its header and footer, reading with `io`. While
-  // open, the file is held for reading (HoldForReading): no other process
-  // punches it.
+  // open, the file is held (HoldForReading): no other process punches it.
   static IOStatus Open(const std::shared_ptr<FileSystem>& fs,
                        const std::string& path, const FileOptions& file_options,
                        std::unique_ptr<MediumFileReader>* reader,
@@ -199,8 +189,7 @@ class MediumFileReader {
   IOStatus DecodeRecord(uint64_t offset, const Slice& record,
                         const Slice& user_key, std::string* value) const;
 
-  // Reads `[offset, offset + n)` into `*scratch` with one I/O; for sequential
-  // merging.
+  // Reads `[offset, offset + n)` into `*scratch` with one I/O.
   IOStatus ReadRange(const IOOptions& io_options, uint64_t offset, size_t n,
                      std::string* scratch, Slice* result) const;
 
@@ -226,16 +215,23 @@ class MediumFileReader {
   uint64_t num_records_ = 0;
 };
 
+// How a DB comes to lack HybridKV's files, and what to do, for the errors
+// that find one missing.
+const char* const kCopiedWithoutHybridKVFiles =
+    "This DB was probably copied by a tool that does not know HybridKV's "
+    "files (RocksDB's BackupEngine::CreateNewBackup, or Checkpoint on the DB* "
+    "of DB::Open). Restore it from a backup made by hybridkv::CreateNewBackup "
+    "with hybridkv::RestoreDBFromBackup, or copy it with Checkpoint on the "
+    "handle of hybridkv::Open.";
+
 // The Corruption for medium file `number` of `dir` missing while `referrer`
-// (an SST, or "an SST") points into it. Says how a DB gets that way (a copy
-// made by a tool that does not know HybridKV's files) and what to do.
+// (an SST, or "an SST") points into it.
 Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
                          const std::string& dir, uint64_t number,
                          const std::string& referrer);
 
-// Opens `<number>.medium` from the first of `dirs` that holds it. Medium
-// files live next to the SST that created them, which may be any of a column
-// family's paths.
+// Opens `<number>.medium` from the first of `dirs` that holds it: medium files
+// live next to the SST that created them, in any of a column family's paths.
 IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         const std::vector<std::string>& dirs, uint64_t number,
                         const FileOptions& file_options,
