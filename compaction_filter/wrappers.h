@@ -1,21 +1,11 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // compaction_filter/: wrappers that let a user's compaction filter and merge
-// operator run on a HybridTable column family. Compactions read medium pointers
-// as values (that is what lets them skip reading medium values); these wrappers
-// resolve a pointer to its value before the user's code sees it, so user code
-// only ever sees real values.
-//
-// - HybridKVCompactionFilter wraps a CompactionFilterFactory given as `inner`.
-// A filter that
-//   keeps the value keeps the pointer; a changed value is written as a plain
-//   value.
-// - HybridKVMergeOperator wraps a MergeOperator given as `inner`. The merge
-// result is a plain
-//   value.
-//
-// hybridkv::ConfigureOptions installs them around whatever the options hold.
-// HybridTable's ValidateOptions rejects an unwrapped filter or merge operator.
+// operator run on a HybridTable column family. Compactions read medium
+// pointers as values; these wrappers resolve a pointer before the user's code
+// sees it. A filter that keeps the value keeps the pointer; a changed value,
+// and a merge result, are written as plain values. ConfigureOptions installs
+// them; HybridTable's ValidateOptions rejects an unwrapped filter or operator.
 //
 // May depend on: table/compaction_pointer.h (to resolve pointers), HybridKV's
 // public header, RocksDB's public headers.

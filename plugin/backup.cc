@@ -1,14 +1,12 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Backups of HybridKV DBs on RocksDB's BackupEngine: same engine, options and
-// directory, same VerifyBackup, PurgeOldBackups and DeleteBackup. Only the
-// names change. BackupEngine restores only file names that RocksDB's
-// ParseFileName accepts, and "<n>.medium" is not one of them, so a medium file
-// goes into the backup as "<n>.blob" (n is the number of the flush's SST, which
-// no blob file can have), through a hard link made in the DB directory for
-// the length of the backup, and comes back under its own name at restore. The
-// secret and the list of medium files go into the backup's app metadata,
-// which BackupEngine keeps with the backup:
+// Backups of HybridKV DBs on RocksDB's BackupEngine (docs/deployability.md
+// says why). BackupEngine restores only names RocksDB's ParseFileName accepts,
+// which "<n>.medium" is not: a medium file goes into the backup as "<n>.blob"
+// (n is its flush's SST number, which no blob file can have) through a hard
+// link in the DB directory for the length of the backup, and is renamed back
+// at restore. The secret and the list of medium files go into the backup's
+// app metadata.
 //
 // Backup metadata format, version 1 (text, one field a line):
 //
@@ -18,8 +16,6 @@
 //   medium <n> <n> ...      (decimal, ascending)
 //   crc <crc32c of the lines above, masked, 8 hex digits>
 // clang-format on
-//
-// docs/deployability.md says why this and not a backup format of our own.
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -114,10 +110,9 @@ std::string AliasName(uint64_t number) {
   return BlobFileName(number);  // "000123.blob"
 }
 
-// The DB as BackupEngine sees it: the list of live files taken once, before
-// the backup starts, with medium files under their alias names. The file
-// deletions that hybridkv::CreateNewBackup disables keep every listed file
-// until it ends.
+// The DB as BackupEngine sees it: the live files listed once, before the
+// backup starts (disabled file deletions keep them), medium files under their
+// alias names.
 class BackupView : public StackableDB {
  public:
   BackupView(DB* db, std::vector<LiveFileStorageInfo> files,

@@ -1,39 +1,29 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // Compaction pointers: how a medium pointer crosses a compaction, in memory
-// only.
-//
-// On disk a pointer entry is kTypeBlobIndex with the pointer tag
-// (medium_pointer.h), which only HybridKV's table reader can tell from
-// BlobDB's blob indexes. A compaction's input iterator hands RocksDB each such
-// entry as a kTypeValue whose value is a compaction pointer, so that RocksDB
-// copies it like any value and never reads the medium value:
+// only. A compaction's input iterator hands RocksDB each pointer entry
+// (kTypeBlobIndex with the pointer tag, medium_pointer.h) as a kTypeValue
+// whose value is a compaction pointer, so that RocksDB copies it like any
+// value and never reads the medium value:
 //
 // clang-format off
 //   compaction_pointer := tag:u8 token:fixed64 table:fixed64 pointer
 // clang-format on
 //
 // - tag is 0xC1 (kCompactionPointerTag).
-// - token is this process's compaction token: 64 random bits drawn once per
-//   process, which never leave its memory.
-// - table is the address of the TableMediumValues of the input table that
-//   holds the entry. RocksDB keeps an input table open until its compaction
-//   ends, so the address is valid wherever the compaction hands the value.
-// - pointer is the pointer as stored in the SST.
+// - token: 64 random bits drawn once per process and never written anywhere,
+//   so no value a user writes passes for a compaction pointer. The stored
+//   pointer's bytes are no secret: a user may Put them as a value, and the
+//   output builder must write them back as that value.
+// - table: the address of the input table's TableMediumValues, valid wherever
+//   the compaction hands the value (RocksDB keeps its inputs open until it
+//   ends). Filters and merge operators resolve through that DB's own reader,
+//   never a guess among the process's DBs (copies of one DB share secrets,
+//   file numbers and keys).
+// - pointer: the pointer as stored in the SST.
 //
-// Why not the stored pointer itself: its bytes are no secret. A
-// TablePropertiesCollector sees them, and a user may Put them as a value; the
-// output builder must write those bytes back as that value, not as a pointer.
-// A value is a compaction pointer iff its token matches, which no value a
-// user writes can do: the token is never written anywhere. And the table
-// names the DB whose medium files the pointer refers to, so that a compaction
-// filter or merge operator resolves it through that DB's own reader, never
-// through a guess among the DBs of the process (two copies of one DB share
-// secrets, file numbers and keys).
-//
-// Readers of a compaction pointer: the output HybridTableBuilder (it writes
-// the stored pointer back, or the value inline at the merge level) and the
-// compaction filter and merge operator wrappers (compaction_filter/).
+// Read by the output HybridTableBuilder (which writes the stored pointer
+// back, or the value inline at the merge level) and compaction_filter/.
 #pragma once
 
 #include <cstdint>

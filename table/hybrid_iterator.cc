@@ -102,11 +102,9 @@ void HybridIterator::Update() {
   rewritten->assign(key.data(), key.size());
   UpdateInternalKey(rewritten, GetInternalKeySeqno(key), kTypeValue);
   if (mode_ == Mode::kPointer) {
-    // Only HybridKV's builders write pointer entries (kTypeBlobIndex with the
-    // pointer tag), and the table's secret was found under its DB id, so all
-    // its pointers carry this DB's MAC unless the secret file was replaced:
-    // the first pointer of each table checks that, the rest are not hashed
-    // again. Block checksums guard their bytes.
+    // All of a table's pointers carry its DB's MAC unless the secret file was
+    // replaced: the first pointer checks that, and block checksums guard the
+    // rest.
     const Slice mac_key = MacKey();
     if (!mac_checked_) {
       const MediumReadContext& context = table_->context();
@@ -152,8 +150,7 @@ void HybridIterator::ResolveFromNowOn() {
 }
 
 void HybridIterator::MakeReadahead() {
-  // RocksDB's own auto-readahead for scans starts at 8 KiB and grows to 256
-  // KiB.
+  // As RocksDB's own auto-readahead for scans: 8 KiB, growing to 256 KiB.
   readahead_.reset(new MediumReadahead(
       [table = table_](const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file) {

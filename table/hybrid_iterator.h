@@ -16,26 +16,21 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 // An iterator over one HybridTable SST that references medium files. Pointer
-// entries (kTypeBlobIndex with the pointer tag) are presented as kTypeValue
-// entries whose value is either a compaction pointer (kPointer, for
-// compactions; compaction_pointer.h) or the medium value it points to
-// (kResolve, for everyone else). Other entries,
-// including BlobDB's own blob indexes, pass through untouched.
-//
-// Every InternalIterator virtual is forwarded, defaulted ones included. With
-// allow_unprepared_value, values are resolved in PrepareValue(), so entries a
-// caller skips cost no medium read.
+// entries are presented as kTypeValue entries whose value is a compaction
+// pointer (kPointer, for compactions) or the medium value (kResolve); other
+// entries pass through. Every virtual is forwarded, defaulted ones included.
+// With allow_unprepared_value, values are resolved in PrepareValue(), so
+// entries a caller skips cost no medium read.
 class HybridIterator : public InternalIterator {
  public:
   enum class Mode { kPointer, kResolve };
 
-  // `inner_in_arena`: the inner iterator was placement-new'ed into an arena, so
-  // only its destructor may run. kPointer checks the first pointer's MAC
-  // under the DB's secret: a table from another DB fails the iteration
-  // instead of reaching a compaction. `scan`: values are resolved through a
-  // readahead buffer per medium file, for iterators that visit neighbouring
-  // keys; otherwise each value is one positioned read. `prefetcher` (user
-  // scans, may be null) reads medium values ahead into the block cache.
+  // `inner_in_arena`: only the inner iterator's destructor may run. kPointer
+  // checks the first pointer's MAC under the DB's secret: a table from
+  // another DB fails the iteration instead of reaching a compaction. `scan`:
+  // values are resolved through a readahead buffer per medium file, else one
+  // positioned read each. `prefetcher` (user scans, may be null) reads medium
+  // values ahead into the block cache.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                  TableMediumValues* table, const MediumReadOptions& read,
                  bool allow_unprepared_value, bool scan,
@@ -103,12 +98,10 @@ class HybridIterator : public InternalIterator {
     pinned_iters_mgr_ = pinned_iters_mgr;
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  // A rewritten key is pinned when the inner key is and the caller pins
-  // (Update). A resolved value (or compaction pointer) is owned by the iterator
-  // until it moves; if the caller's PinnedIteratorsManager has pinning enabled
-  // then (DBIter enables it to iterate backwards), the value is handed to the
-  // manager instead of being freed, as BlockBasedTable's iterator does with its
-  // blocks.
+  // A rewritten key is pinned when the inner key is and the caller pins. A
+  // value the iterator owns is handed, at the next move, to a
+  // PinnedIteratorsManager that pins (DBIter's, backwards), as
+  // BlockBasedTable's iterator does with its blocks.
   bool IsKeyPinned() const override {
     return is_pointer_ ? pinned_key_ != nullptr : inner_->IsKeyPinned();
   }
@@ -161,10 +154,9 @@ class HybridIterator : public InternalIterator {
   bool resolved_ = false;
 
   MediumPointer pointer_;
-  // A pointer entry's key, rewritten to a value's: key_buffer_, which the
-  // next move overwrites, or, while the caller pins and the inner key is
-  // pinned, pinned_key_, handed to the PinnedIteratorsManager on the next
-  // move.
+  // A pointer entry's key, rewritten to a value's: pinned_key_ while the
+  // caller and the inner key pin (handed to the manager at the next move),
+  // else key_buffer_.
   std::string key_buffer_;
   std::unique_ptr<std::string> pinned_key_;
   std::unique_ptr<std::string> value_;  // resolved value or compaction pointer

@@ -19,13 +19,11 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// The probe's merge operator: the probe must stop at a merge operand. Without
-// ShouldMerge, GetContext would keep collecting operands and, at an older
-// BlobDB blob index, fetch the blob as the merge's base value through its
-// blob fetcher, which the probe does not have. ShouldMerge makes it merge at
-// the first operand, and the merge fails (FullMergeV2 is not implemented):
-// the probe ends in a failed state, and the lookup takes the iterator path,
-// where the caller's GetContext merges with its own operator.
+// Stops the probe at a merge operand: GetContext would otherwise collect
+// operands and, at an older BlobDB blob index, fetch it through the blob
+// fetcher the probe lacks. ShouldMerge merges at the first operand, which
+// fails (no FullMergeV2), so the lookup takes the iterator path, where the
+// caller's GetContext merges with its own operator.
 class StopAtMergeOperator : public MergeOperator {
  public:
   const char* Name() const override { return "HybridKVProbeStopAtMerge"; }
@@ -81,8 +79,8 @@ InternalIterator* HybridTableReader::NewIterator(
   const auto mode = caller == TableReaderCaller::kCompaction
                         ? HybridIterator::Mode::kPointer
                         : HybridIterator::Mode::kResolve;
-  // Point lookups read one record; scans read ahead, pointers being in key
-  // order.
+  // Point lookups read one record; scans read ahead (pointers are in key
+  // order).
   const bool scan = caller != TableReaderCaller::kUserGet &&
                     caller != TableReaderCaller::kUserMultiGet;
   std::unique_ptr<ScanPrefetcher> prefetcher;
@@ -92,8 +90,7 @@ InternalIterator* HybridTableReader::NewIterator(
                                         prefix_extractor, skip_filters));
   }
   // The caller owns an arena-placed iterator's memory and only runs its
-  // destructor, so the wrapper lives in the same arena as the iterator it
-  // wraps.
+  // destructor: the wrapper lives in the same arena.
   if (arena != nullptr) {
     return new (arena->AllocateAligned(sizeof(HybridIterator)))
         HybridIterator(inner, /*inner_in_arena=*/true, mode, &values_,
@@ -124,10 +121,8 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                       get_context, prefix_extractor, skip_filters, &probe);
 }
 
-// Each key is probed first; the medium values the probes found are read
-// together, one request per span of nearby records and the spans in parallel
-// (the scan prefetcher's grouping), into the block cache, where each key's
-// resolve then finds its value. Each key then finishes as in Get.
+// Probes every key, reads the medium values found together into the block
+// cache (one request per span, in parallel), then finishes each key as Get.
 void HybridTableReader::MultiGet(const ReadOptions& read_options,
                                  const MultiGetContext::Range* mget_range,
                                  const SliceTransform* prefix_extractor,
@@ -167,26 +162,15 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
 }
 
 // Probes with the inner table's own Get, bloom filter included, and a private
-// GetContext that stops at the newest entry of the key (at or below the
-// lookup sequence) and reports its sequence number and whether it is a blob
-// index. The probe ignores range tombstones and read callbacks, so it sees
-// at least the entries the caller would:
-// - nothing: the answer is complete (most lookups of upper-level tables);
-// - a medium pointer: kPointer; FinishLookup hands the caller's GetContext
-//   the value it stands for, exactly as the iterator below would; one lookup;
-// - a plain value, a deletion, or a blob index of BlobDB's own (the large
-//   class): handed over as it is, with its sequence number;
-// - anything else (a merge operand, a wide-column entity with columns other
-//   than the default one or with columns in blob files), or a caller that
-//   wants an older entry (its read callback rejected this one): kIterator,
-//   for the iterator below, which replays every entry.
-//
-// The probe collects wide columns rather than a value, which is what tells a
-// plain value (one anonymous column) from an entity: an entity of the
-// default column alone reads as a plain value does through Get and
-// GetEntity, so both are handed over as plain, unless the caller merges onto
-// it (its operator is told a plain base from an entity): then the iterator
-// replays it with its type.
+// GetContext that stops at the key's newest entry (at or below the lookup
+// sequence). It ignores range tombstones and read callbacks, so it sees at
+// least the entries the caller would:
+// - nothing: the answer is complete;
+// - a medium pointer: kPointer, which FinishLookup resolves in one lookup;
+// - a plain value, a deletion or BlobDB's blob index: handed over as is;
+// - anything else (a merge operand, an entity with other columns than the
+//   default one or columns in blob files), or an entry the caller's read
+//   callback rejects: kIterator, for GetByIterator, which replays every entry.
 Status HybridTableReader::Probe(const ReadOptions& read_options,
                                 const Slice& key, GetContext* get_context,
                                 const SliceTransform* prefix_extractor,
@@ -323,16 +307,12 @@ Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,
 }
 
 // Drives the caller's GetContext from an iterator, one SaveValue per entry of
-// the user key, with the exact parsed key and the resolved value: merges,
-// snapshots, read callbacks and range tombstones are all handled by the
-// GetContext itself, as for any table.
-//
-// The entries the GetContext will take (those its read callback shows, up to
-// the first that is not a merge operand or that a range tombstone covers)
-// are all read before the first is handed over. A GetContext that records
-// what it is given (the row cache's replay log, which TableCache::MultiGet
-// stores whatever a key's own status) thus never holds part of an answer
-// when a value cannot be read. Entries it will not take are not resolved.
+// the user key with its resolved value: the GetContext handles merges,
+// snapshots, read callbacks and range tombstones, as for any table. Every
+// entry it will take is read before the first is handed over, so a replay
+// log (the row cache's, which TableCache::MultiGet stores whatever the key's
+// status) never holds part of an answer; entries it will not take are not
+// resolved.
 Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
                                         const Slice& key,
                                         GetContext* get_context,
@@ -345,8 +325,7 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
   // One Seek: an asynchronous first pass would leave the iterator waiting
   // for a second Seek, with TryAgain as its status.
   ro.async_io = false;
-  // A seek to the key itself: its prefix, when it has one, is the right
-  // mode (and the only one some formats, such as PlainTable, implement).
+  // A seek to the key itself: its prefix, when it has one, is the right mode.
   const Slice lookup_user_key = ExtractUserKey(key);
   ro.total_order_seek = prefix_extractor == nullptr ||
                         !prefix_extractor->InDomain(lookup_user_key);
@@ -417,10 +396,9 @@ Status HybridTableReader::VerifyChecksum(
       HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY) {
     return s;
   }
-  // Every record this table points to, read through its pointers: each read
-  // checks the record's crc, which covers its key. Not the medium files whole:
-  // the runs that no SST points to any more may have been freed (hole
-  // punching).
+  // Every record this table points to, through its pointers (each read checks
+  // the crc, which covers the key); not whole files, whose dead runs may be
+  // punched.
   std::unique_ptr<InternalIterator> it(
       NewIterator(read_options, /*prefix_extractor=*/nullptr,
                   /*arena=*/nullptr, /*skip_filters=*/true,

@@ -17,17 +17,13 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Reads one HybridTable SST through the inner format's reader.
-//
 // Pointer entries are stored as kTypeBlobIndex. Iterators present them as
-// kTypeValue: to compactions (caller kCompaction) as the pointer itself, so
-// that compactions above the merge level never read medium values; to everyone
-// else as the resolved value. An SST that references no medium file (its
-// properties say so) is served by the inner reader directly.
+// kTypeValue: to compactions as the pointer itself, so that compactions above
+// the merge level never read medium values; to everyone else as the resolved
+// value. An SST that references no medium file is served by the inner reader.
 //
-// Every virtual is forwarded, including those TableReader gives a default body:
-// a missing NewRangeTombstoneIterator would silently bring deleted data back, a
-// missing VerifyChecksum breaks DB::VerifyChecksum.
+// Every virtual is forwarded, defaulted ones too: a missing
+// NewRangeTombstoneIterator would bring deleted data back.
 class HybridTableReader : public TableReader {
  public:
   HybridTableReader(std::unique_ptr<TableReader> inner,

@@ -17,21 +17,15 @@ namespace hybridkv {
 // The absolute level that the `merge_level` option names in a column family
 // whose deepest level is `deepest_level` and whose L0 compacts into
 // `base_level` (0 while unknown): itself when >= 0, otherwise counted from the
-// deepest level (-1 is that level, -2 the one above). The one place this is
-// computed: the builder (at each compaction) and option validation (for the
-// partitioner) both call it.
+// deepest level (-1 is that level, -2 the one above). Builders and option
+// validation both call it.
 //
 // kAutoMergeLevel is -2 once at least one level lies between the base level
-// and the penultimate one, else -1. Why: -2 saves fewer writes than -1, and
-// saves them only in compactions above the penultimate level. With the base
-// level right above it (6M MD records, multiplier 10, level base 8 MiB: base
-// L4), a medium value goes back inline at its second compaction: on a capped
-// volume -2's Load A wrote 0.85x blobdb-large's bytes (-1: 0.78x) and settled
-// at 1.06x its throughput (-1: 1.72x). A deeper LSM keeps most of the saving
-// either way (24M records, multiplier 4, base L1-L2: writes 0.55x in-place
-// against 0.45x), while -1 leaves half its entries as pointers above the last
-// level, which Gets read twice (Run A 0.75x in-place; -2 0.92x). See
-// docs/measurements.md.
+// and the penultimate one, else -1. -2 saves fewer writes than -1, and only in
+// compactions above the penultimate level: with the base level right above
+// it, a medium value goes back inline at its second compaction. In a deeper
+// LSM -2 keeps most of the saving, while -1 leaves half the entries as
+// pointers above the last level, which Gets read twice.
 inline int ResolveMergeLevel(int merge_level, int deepest_level,
                              int base_level) {
   if (merge_level == kAutoMergeLevel) {
@@ -46,8 +40,8 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level,
 // medium pointers would come to rest where no compaction writes them back
 // inline. It never splits files.
 //
-// RocksDB does not consult partitioners for moves into the last level; see
-// docs/design.md, section 2.
+// RocksDB does not consult partitioners for moves into the last level
+// (docs/design.md, section 2).
 //
 // One factory often serves several column families (one ConfigureOptions
 // result copied into each), and the partitioner it creates cannot tell them

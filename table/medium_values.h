@@ -32,17 +32,13 @@ struct MediumReadContext {
   FileOptions file_options;
   const Comparator* user_comparator = nullptr;
   size_t timestamp_size = 0;
-  std::string
-      db_id;  // from the table's properties; finds the secret for compactions
-  std::shared_ptr<Cache>
-      block_cache;                // the inner table's; null when it has none
+  std::string db_id;  // from the table's properties; keys the secret
+  std::shared_ptr<Cache> block_cache;  // the inner table's, or null
   DbState* state = nullptr;       // the DB's counters and open medium files
   uint32_t column_family_id = 0;  // from the table's properties
   std::string session_id;         // of the DB session that opened the table
   SystemClock* clock = nullptr;   // for ReadOptions::deadline
-  // User scans read medium values up to this many entries ahead
-  // (ScanPrefetcher); 0: off.
-  size_t scan_prefetch_max = 0;
+  size_t scan_prefetch_max = 0;   // ScanPrefetcher's window cap; 0: off
 };
 
 class TableMediumValues {
@@ -60,9 +56,8 @@ class TableMediumValues {
   Status ResolvePointer(const MediumReadOptions& options,
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
-  // Reads the records that `pointers` point to, by span (GroupIntoReadSpans:
-  // one request per span, all in flight together, AsyncReadBatch), into the
-  // block cache. Values already cached are not read. Errors are dropped: each
+  // Reads the uncached records `pointers` point to into the block cache, one
+  // request per span, all in flight together. Errors are dropped: each
   // value's own read reports them.
   void WarmMediumSpans(const MediumReadOptions& options,
                        const std::vector<MediumPointer>& pointers,
@@ -81,16 +76,13 @@ class TableMediumValues {
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
   // Opens and holds, for this object's life, every medium file this table
-  // points into, as RocksDB holds the SST open: a medium file that another
-  // process deletes stays readable, and none is punched while held
-  // (MediumFileCache). Fails when one is missing and the directory holds no
-  // medium file at all: a DB copied without HybridKV's files then fails at
-  // open, where its table readers are opened, with a message that says how to
-  // copy it. (One damaged or lost file among others is not fatal: reads of the
-  // values stored there fail, naming it.) Fails too when the SST at
-  // `sst_path` is gone once they are held: on a secondary instance, the
-  // primary deleted it, and perhaps freed its medium data, since the last
-  // catch-up.
+  // points into, as RocksDB holds the SST open: a file another process
+  // deletes stays readable, and none is punched while held. Fails when one
+  // is missing and the directory holds no medium file at all, so that a DB
+  // copied without HybridKV's files fails at open, saying how to copy it (one
+  // lost file among others fails only the reads of its values). Fails too
+  // when the SST at `sst_path` is gone once they are held: a secondary's
+  // primary deleted it, and perhaps its medium data, since the last catch-up.
   Status HoldMediumFiles(const std::string& sst_path);
   // The medium files this table points into, with the runs of its records.
   const MediumRefs& medium_refs() const { return refs_; }

@@ -4,11 +4,9 @@
 //
 // RocksDB's integrated BlobDB relocates, in every compaction, the live blobs
 // of the oldest `blob_garbage_collection_age_cutoff` share of blob files,
-// whatever garbage those files hold. In an insert-only load they hold none,
-// so every relocated byte is read and written again for nothing, and a file
-// relocated in part is kept whole until its last blob moves: at 6M records of
-// mix MD, Load A, GC cost HybridKV 5% more writes, 53% more reads and 10% more
-// space (docs/measurements.md).
+// whatever garbage those files hold. In an insert-only load they hold none:
+// every relocated byte is read and written again for nothing, and a file
+// relocated in part is kept whole until its last blob moves.
 //
 // So HybridKV switches the column family's enable_blob_garbage_collection
 // (DB::SetOptions) by the garbage in exactly the files GC would relocate: on

@@ -24,16 +24,12 @@ class RandomAccessFileReader;
 
 namespace hybridkv {
 
-// The file system HybridKV opens its own readers with (medium files): for
-// RocksDB's default POSIX file system, a second instance of it, created once;
-// any other: `fs` itself.
-//
-// Why: RocksDB 9.x's POSIX file system keeps one io_uring per thread and
-// instance, shared by ReadAsync and MultiRead, and MultiRead fails on a
-// completion it did not submit (and that request is never reaped). Reads
-// through an instance of HybridKV's own are on rings RocksDB's MultiRead never
-// uses, so a scan may leave them in flight while the application calls RocksDB
-// (e.g. MultiGet) on the same thread.
+// The file system HybridKV opens medium files with: for RocksDB's default
+// POSIX file system, a second instance of it, created once; else `fs`.
+// RocksDB 9.x's POSIX file system keeps one io_uring per thread and instance,
+// shared by ReadAsync and MultiRead, and MultiRead fails on a completion it
+// did not submit. On rings of HybridKV's own instance, reads may stay in
+// flight while the application calls RocksDB (MultiGet) on the same thread.
 std::shared_ptr<FileSystem> ReadFileSystemFor(
     const std::shared_ptr<FileSystem>& fs);
 
@@ -41,29 +37,18 @@ std::shared_ptr<FileSystem> ReadFileSystemFor(
 // when all are read. Start submits them early, where that is safe, so that
 // the caller can go on while they are in flight.
 //
-// On ReadFileSystemFor's own instance of RocksDB's POSIX file system, where it
-// reads asynchronously (io_uring, in applications that enable it), every
-// request is submitted and all are waited for together. Why: on a
-// CPU-bound machine a blocking read costs a system call and a context switch,
-// and a read handed to a pool thread costs a wake-up more; a batch costs one
-// wait. Measured with fio on this project's 2-core VM (4 KiB direct random
-// reads): 25 µs of CPU per blocking read, 10-12 µs in batches of 4, 6 µs in
-// batches of 16.
+// On ReadFileSystemFor's own POSIX instance with io_uring, every request is
+// submitted and all are waited for together: on a CPU-bound machine a
+// blocking read costs a system call and a context switch, a pool thread a
+// wake-up more, and a batch one wait. Otherwise (another file system, which
+// may wrap a POSIX one whose Poll aborts on a signal before RocksDB 10.6; no
+// io_uring; a rate-limited read, which asynchronous reads would not charge;
+// a refused request) Wait reads them with blocking reads in parallel on
+// RunReadsInParallel's pool.
 //
-// Otherwise (another file system, no io_uring, a rate-limited read, which
-// asynchronous reads would not charge, or a request the file system refuses),
-// requests are read with blocking reads in parallel on RunReadsInParallel's
-// pool when Wait runs. Another file system may wrap RocksDB's POSIX one, whose
-// Poll aborts the process before RocksDB 10.6 when a signal interrupts its
-// wait; HybridKV waits for its own instance's reads itself.
-//
-// Under direct I/O every request is widened to the file's alignment and read
-// into an aligned buffer of its own, so RocksDB neither allocates a bounce
-// buffer nor copies out of it.
-//
-// A batch of RocksDB's default file system reads through ReadFileSystemFor's
-// instance, whose rings RocksDB's own reads never use: Start submits there,
-// and the requests may stay in flight while the caller goes on.
+// Under direct I/O each request is widened to the file's alignment and read
+// into an aligned buffer of its own: RocksDB neither allocates a bounce buffer
+// nor copies out of it.
 class AsyncReadBatch {
  public:
   // Called once per request with its status and bytes (valid during the call

@@ -1,14 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Frees byte ranges of a medium file in place, without rewriting it:
-// fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE). The file keeps its
-// size and layout, so every pointer into the rest of it stays valid; the
-// punched ranges read back as zeros and no longer occupy disk blocks.
-//
-// Only ranges that no live SST points into are ever passed here (see
-// MediumFileTracker). Punching is an optimisation of space, never needed for
-// correctness: a punch lost in a crash leaves dead bytes that the next open
-// punches again.
+// Frees byte ranges of a medium file in place: fallocate(FALLOC_FL_PUNCH_HOLE
+// | FALLOC_FL_KEEP_SIZE). The file keeps its size and layout, so pointers into
+// the rest of it stay valid; punched ranges read back as zeros. Only ranges no
+// live SST points into are passed here, and only space depends on it: a
+// punch lost in a crash is made again at the next open.
 #pragma once
 
 #include <cstdint>
@@ -30,17 +26,12 @@ namespace hybridkv {
 bool CanPunchHoles(const FileSystem& fs);
 
 // Punches `ranges` (sorted, disjoint) of the file at `path`, clipped to
-// [keep_head, file size - keep_tail) and shrunk to whole blocks of the file
-// system (a partial block would have to be zeroed, which is a write). The
-// clipping keeps a format's header and footer whatever the ranges say, so a
-// caller may pass runs that reach past the file (WholeMediumFile). Sets
-// `*bytes_freed` to the bytes punched. Busy, punching nothing, when the file
-// has more than one hard link (a checkpoint made by hybridkv::CreateCheckpoint
-// shares it, and its SSTs may still point into these ranges; `*shared`, when
-// given, says so), or when a process other than this one holds the file for
-// reading (HoldForReading: a secondary instance whose older Version may still
-// point into these ranges). NotSupported when the file system cannot punch
-// holes.
+// [keep_head, file size - keep_tail), which keeps a format's header and footer
+// whatever the ranges say, and shrunk to whole blocks (a partial block would
+// be zeroed: a write). Sets `*bytes_freed`. Busy, punching nothing, when the
+// file has another hard link (a checkpoint's SSTs may point into the ranges;
+// `*shared` says so), or when another process holds it (HoldForReading: a
+// secondary's older Version may). NotSupported when `fs` cannot punch.
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
                     uint64_t keep_head, uint64_t keep_tail,
                     uint64_t* bytes_freed, bool* shared = nullptr);

@@ -16,29 +16,21 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// One medium file's blocks in RocksDB's block cache.
+// One medium file's blocks in RocksDB's block cache. Medium values are cached
+// as RocksDB caches data blocks, by aligned block of their file: a cold point
+// read costs one block read either way (direct I/O reads whole blocks,
+// buffered I/O a page), and the block brings the record's key-order
+// neighbours with it. A cached block holds bytes as read, holes included:
+// punched records are ones nothing reads.
 //
-// Medium values are cached the way RocksDB caches data blocks: by aligned
-// block of their file (kMediumCacheBlockSize bytes), not value by value. A
-// cold point read costs one block read either way (direct I/O reads whole
-// aligned blocks, buffered I/O one page), and the block brings the record's
-// key-order neighbours with it. Cached value by value, every first read of a
-// key was a device read of its own, and point reads made about a fifth more
-// device requests (docs/measurements.md).
-//
-// A cached block holds bytes as read, holes included: records that no SST
-// points to may since have been punched out, and nothing reads them.
-//
-// Cache keys are RocksDB's own (cache/cache_key.h): OffsetableCacheKey of
-// (DB id, DB session id, file number with kMediumKeyBit set), offset by block
-// index. Within one DB session a file number names one file, and session ids
-// are unique, so a key names one file's bytes, even where a number is reused
-// after a failed flush and a reopen, with a block cache shared across opens.
-// The bit keeps the keys apart from the blocks of the SST of the same number,
-// and from blob files' (RocksDB's file numbers stay below 2^62). The session is
-// the reader's, not the writer's: blocks cached by an earlier session of the
-// DB are not found after a reopen, as a pointer does not say which session
-// wrote its file.
+// Cache keys are RocksDB's OffsetableCacheKey of (DB id, DB session id, file
+// number with kMediumKeyBit set), offset by block index. Within one session a
+// file number names one file, and session ids are unique, so a key names one
+// file's bytes even where a number is reused after a failed flush and a
+// reopen. The bit keeps the keys apart from the SST of the same number and
+// from blob files (RocksDB's file numbers stay below 2^62). The session is the
+// reader's, as a pointer does not say which session wrote its file: a reopen
+// finds none of the blocks an earlier session cached.
 class MediumBlockCache {
  public:
   static constexpr uint64_t kBlockSize = 4096;

@@ -15,16 +15,11 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 // The open medium files of one DB directory: one reader per file, shared by
-// the table readers, table builders and pointer resolution of every DB session
-// in the process (a primary, secondaries, read-only instances), as RocksDB
-// shares one BlobFileCache per column family.
-//
-// A table reader holds the medium files its SST points into for as long as
-// it lives (Hold/Release), as RocksDB holds SSTs open: a file another
-// process deletes stays readable to it, and MediumFileTracker does not punch
-// a file that another session of this process holds (HeldByOtherSession).
-// A file is closed when its last holder releases it, or when
-// MediumFileTracker deletes it (Evict). Thread-safe.
+// every DB session in the process. A table reader holds the files its SST
+// points into for its life (Hold/Release), as RocksDB holds SSTs open: a file
+// another process deletes stays readable, and MediumFileTracker does not punch
+// one another session holds. A file closes when its last holder releases it,
+// or when the tracker deletes it (Evict). Thread-safe.
 class MediumFileCache {
  public:
   // The reader of medium file `number`, opened from the first of `dirs` that
@@ -44,10 +39,8 @@ class MediumFileCache {
   void Evict(uint64_t number);
   // Drops the cache's own references to every file: the DB was opened again,
   // or the directory holds another DB. Readers still in use stay shared by
-  // number (`alive`), so that one file is never open twice; with another DB
-  // in the directory, one still in use would be handed out for the new file
-  // of its number, which is why nothing may keep the old DB's readers (an
-  // instance of it, an iterator) past its replacement.
+  // number (`alive`), so that no file is open twice; so nothing may keep an
+  // old DB's readers past its replacement, or they would serve the new file.
   void Clear();
 
  private:

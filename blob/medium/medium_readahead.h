@@ -39,21 +39,18 @@ class MediumReadOptions {
 };
 
 // Reads pointed-to records when pointers arrive in key order: in a
-// merge-level compaction and in scans. Each medium file holds its records in
-// key order, so within one file the requested offsets move in one direction:
-// each file is read in chunks and each region is fetched once (Parallax's
-// "sorted segments"). A file's chunk starts at `initial_readahead` and
-// doubles, up to `max_readahead`, while reads stay sequential, so a short
-// scan or an output SST that needs a slice of a medium file does not pay for
-// a whole megabyte. Backward scans read chunks that end at the requested
-// record.
+// merge-level compaction and in scans. A medium file holds its records in key
+// order, so within one file the requested offsets move one way: each file is
+// read in chunks, each region once. A file's chunk starts at
+// `initial_readahead` and doubles, up to `max_readahead`, while reads stay
+// sequential, so a short scan or an output SST that needs a slice of a file
+// does not pay for a whole megabyte. Backward scans read chunks that end at
+// the requested record.
 //
 // A merge-level compaction of a randomly loaded DB draws from every medium
 // file at once, a few records from each in turn. So a cursor stays open per
-// file (up to kMaxOpenCursors), and `buffer_budget` bounds their buffers
-// together: with many files each chunk is smaller, but none is read twice.
-// (With 64 cursors, a 6M-key load's 200 medium files evicted each other's
-// chunks, and merges read 19 bytes per byte they wrote back inline.)
+// file (up to kMaxOpenCursors, set high: cursors that evict each other's
+// chunks read them again), and `buffer_budget` bounds their buffers together.
 // Not thread-safe.
 class MediumReadahead {
  public:

@@ -1,9 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // The medium files an SST references, recorded in its table properties by
-// the builder that writes its pointers. Lifecycle (reference counting
-// and hole punching, medium_lifecycle.h) and the reader's fast path (SSTs
-// without references delegate straight to the inner table) rely on it.
+// the builder that writes its pointers, for the lifecycle and the reader.
 //
 // Property "hybridkv.medium.refs", format version 2:
 //
@@ -56,9 +54,8 @@ using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
 
 // Records one SST's references as its builder meets its pointers. Consecutive
 // pointers of a compaction mostly name different files (each flush's file
-// spans the whole key space), so a direct-mapped cache of the map's entries,
-// by file number, spares a map lookup per pointer, a visible share of a
-// load's compaction CPU.
+// spans the key space): a direct-mapped cache of the map's entries spares a
+// map lookup per pointer.
 class MediumRefsRecorder {
  public:
   void AddRecord(uint64_t file_number, uint64_t offset, uint64_t size) {
@@ -111,11 +108,9 @@ Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, const TableProperties& props,
                       MediumRefs* refs);
 
-// Creates the refs collector of one builder; add it to the builder's internal
-// collectors. The builder records each pointer it writes in `*refs`, which
-// outlives the collector, and the collector writes them to the property: the
-// builder already holds every pointer decoded, and a collector seeing only
-// the entries would decode each one again.
+// Creates the refs collector of one builder, which writes to the property
+// what the builder records in `*refs` (outliving the collector): the builder
+// holds every pointer decoded already.
 class MediumRefsCollectorFactory : public InternalTblPropCollFactory {
  public:
   explicit MediumRefsCollectorFactory(MediumRefs* refs) : refs_(refs) {}

@@ -2,10 +2,8 @@
 //
 // crc32c of medium records: the same value as RocksDB's crc32c::Value, but
 // through the CPU's crc32 instruction wherever the CPU has one. RocksDB picks
-// its crc32c implementation at compile time, so a portable build (Debian's,
-// and `-DPORTABLE=1`) computes it in software: on an MD load with
-// compactions off, software crc32c (WAL, blob files and medium records
-// together) took 8% of all samples (perf, cpu-clock). Every medium record is
+// its implementation at compile time, so a portable build (Debian's,
+// `-DPORTABLE=1`) computes it in software, and every medium record is
 // checksummed when written and again on every read.
 #pragma once
 

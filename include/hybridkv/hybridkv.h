@@ -37,8 +37,7 @@ constexpr int kAutoMergeLevel = std::numeric_limits<int>::min();
 
 // How values are sorted into the small, medium and large classes.
 enum class ClassifyBy : char {
-  kSize,   // by value size: [medium_min_value_size, medium_max_value_size] is
-           // medium
+  kSize,   // by value size
   kRatio,  // by key/(key+value), Parallax's T_SM and T_ML
 };
 
@@ -80,18 +79,14 @@ struct HybridTableOptions {
   bool scan_prefetch = true;
   // The most entries a scan looks ahead in one step. After a seek the window
   // starts at the entries recent scans took from the table (at least 2) and
-  // doubles each time the scan reaches its end. 16, not more: larger caps
-  // read values that no scan yields, for no more throughput.
+  // doubles each time the scan reaches its end. Larger caps read values no
+  // scan yields.
   uint32_t scan_prefetch_max = 16;
   // Above 0, HybridKV switches the column family's
-  // enable_blob_garbage_collection itself (DB::SetOptions, after each flush
-  // and compaction; needs HybridKVListener): on while the blob files that
-  // BlobDB's GC would relocate (the oldest blob_garbage_collection_age_cutoff
-  // of them) hold at least this share of garbage, off below half of it. GC
-  // then never relocates live blobs out of files with little garbage, as it
-  // does in insert-only loads. 0: HybridKV leaves the option as set.
-  // ConfigureOptions replaces it with
-  // HybridOptions::blob_garbage_collection_min_garbage_ratio.
+  // enable_blob_garbage_collection after each flush and compaction (needs
+  // HybridKVListener): on while the blob files BlobDB's GC would relocate hold
+  // at least this share of garbage, off below half of it. 0: the option stays
+  // as set. ConfigureOptions sets it from HybridOptions.
   double blob_garbage_collection_min_garbage_ratio = 0;
   // A BlockBasedTable factory whose table options HybridTable takes when it is
   // built (HybridTable is a BlockBasedTable; null: the default options). Any
@@ -113,21 +108,15 @@ struct HybridOptions {
   bool enable_blob_garbage_collection = true;
   double blob_garbage_collection_age_cutoff = 0.25;
   // With enable_blob_garbage_collection, GC runs only while the files it would
-  // relocate hold at least this share of garbage (see
-  // HybridTableOptions::blob_garbage_collection_min_garbage_ratio); 0 runs it
-  // always, as stock BlobDB does. At 0.2, GC copies at most 4 bytes of live
-  // blobs per byte of garbage in the files it relocates, taken together (8
-  // while it is on: it goes off below 0.1). Blobs GC has already copied out
-  // count as garbage of their old file, so a file GC has started stays
-  // eligible until it is emptied.
+  // relocate hold at least this share of garbage (HybridTableOptions says
+  // how); 0 runs it always, as stock BlobDB does. At 0.2, GC copies at most 4
+  // bytes of live blobs per byte of garbage (8 while on: it goes off below
+  // 0.1). Blobs already copied out count as garbage of their old file, so a
+  // file GC has started stays eligible until it is emptied.
   double blob_garbage_collection_min_garbage_ratio = 0.2;
   // Readahead for the blob reads of that garbage collection. RocksDB's default,
-  // 0, reads each relocated blob with its own request; with readahead a
-  // compaction reads an old blob file's relocated blobs in few large requests,
-  // in file order (blob files are written in key order, and so are read by a
-  // compaction). Measured at 2M records of mix MD: read requests per insert
-  // 0.05-0.07 -> 0.001, CPU per insert 10-28% lower, for stock BlobDB as for
-  // HybridKV (docs/measurements.md).
+  // 0, reads each relocated blob with its own request; a compaction reads an
+  // old blob file in key order, so readahead needs few large requests.
   uint64_t blob_compaction_readahead_size = 2 << 20;
 };
 
@@ -150,16 +139,14 @@ struct HybridStatistics {
   uint64_t pointers_kept = 0;  // copied by compactions above the merge level
   uint64_t medium_values_inlined = 0;  // written back inline at the merge level
   uint64_t medium_bytes_inlined = 0;
-  uint64_t merge_bytes_read =
-      0;                     // .medium bytes read by merge-level compactions
-  uint64_t merge_reads = 0;  // ... in this many I/Os
+  uint64_t merge_bytes_read = 0;        // by merge-level compactions
+  uint64_t merge_reads = 0;             // ... in this many I/Os
   uint64_t medium_values_resolved = 0;  // by Get, MultiGet and iterators
   uint64_t medium_bytes_resolved = 0;
   uint64_t resolve_bytes_read = 0;
   uint64_t resolve_reads = 0;  // ... in this many read requests
-  // Scan prefetch: the medium values that scans' read windows covered, and
-  // how many of them the scans went on to yield. The
-  // difference is values read ahead past where scans stopped.
+  // Scan prefetch: the medium values scans' windows covered, and those the
+  // scans went on to yield.
   uint64_t scan_values_prefetched = 0;
   uint64_t scan_values_used = 0;
   // Seeks of user scans that scan prefetch followed, one per table a seek
@@ -168,16 +155,12 @@ struct HybridStatistics {
   // On disk now (allocated bytes: punched ranges do not count).
   uint64_t live_medium_files = 0;
   uint64_t live_medium_bytes = 0;
-  // What the live SSTs (the DB's current Version, as this handle sees it)
-  // reference: their pointers, the medium values not yet written back inline
-  // at the merge level; the bytes of the records they point to; and the
-  // bytes the medium files they point into occupy on disk. Dead records are
-  // freed in place (hole punching) where the file system allows; what
-  // remains is held dead: within a file-system block that also holds live
-  // records, between records close together, in files hard-linked by a
-  // checkpoint or backup, and everywhere on file systems that cannot punch
-  // holes. Read from the SSTs' own properties, so right in a secondary or
-  // read-only instance too.
+  // What the live SSTs (the current Version, as this handle sees it)
+  // reference: their pointers; the bytes the medium files they point into
+  // occupy on disk; the bytes of the records they point to. Dead records
+  // still held are those sharing a file-system block or a small gap with live
+  // ones, in files a checkpoint or backup links, or on file systems that
+  // cannot punch holes (docs/medium_space.md).
   uint64_t medium_pointers = 0;
   uint64_t referenced_medium_file_bytes = 0;
   uint64_t referenced_medium_live_bytes = 0;
@@ -207,13 +190,10 @@ Status Open(const DBOptions& db_options, const std::string& name,
             std::vector<ColumnFamilyHandle*>* handles, StackableDB** dbptr);
 // DB::OpenAsSecondary, returning the handle. A secondary holds the medium
 // files of the tables it has open, and the primary does not punch them, until
-// it catches up (docs/deployability.md). A catch-up that meets a table the
-// primary deleted meanwhile keeps the secondary's Version, and the next one
-// moves on (RocksDB's own secondary stops following there on 11.x, and on
-// 9.10 no longer installs new Versions); an open that meets one tries again,
-// a few times. Refused (NotSupported) when a column
-// family has the large class on (enable_blob_files): RocksDB's BlobDB does not
-// support secondaries (facebook/rocksdb#13296).
+// it catches up; a catch-up that meets a table the primary deleted keeps its
+// Version, and the next one moves on (docs/deployability.md). Refused
+// (NotSupported) when a column family has enable_blob_files: RocksDB's BlobDB
+// does not support secondaries (facebook/rocksdb#13296).
 Status OpenAsSecondary(const Options& options, const std::string& name,
                        const std::string& secondary_path, StackableDB** dbptr);
 // A handle over `db`, opened otherwise (read-only, a TransactionDB, an
@@ -236,18 +216,14 @@ const char* const kPropertyMediumPointers = "hybridkv.medium-pointers";
 // Dead medium bytes freed in place since the process started.
 const char* const kPropertyMediumBytesPunched = "hybridkv.medium-bytes-punched";
 
-// Backups on RocksDB's BackupEngine (same engine, options and directory;
-// RocksDB's VerifyBackup, PurgeOldBackups, DeleteBackup and GetBackupInfo work
-// on them). BackupEngine restores only names RocksDB knows, so these hold
+// Backups on RocksDB's BackupEngine, whose other calls work on them. They hold
 // medium files as "<n>.blob" and the secret in the backup's app metadata;
-// restore them with hybridkv::RestoreDBFromBackup, which puts both back.
-// Incremental as RocksDB's: a medium file unchanged since the last backup is
-// not copied again.
+// hybridkv::RestoreDBFromBackup puts both back. Incremental as RocksDB's.
 //
-// Like BackupEngine::CreateNewBackup. `db` may be any handle of the DB (the
-// one of Open, the DB* of DB::Open, a TransactionDB). Hard-links each medium
-// file in the DB directory for the length of the backup (links a crash
-// leaves are removed at the first flush or compaction after the next open).
+// Like BackupEngine::CreateNewBackup; `db` may be any handle of the DB.
+// Hard-links each medium file in the DB directory for the length of the
+// backup (links a crash leaves go at the first flush or compaction after the
+// next open).
 Status CreateNewBackup(BackupEngine* engine, DB* db,
                        const CreateBackupOptions& options = {},
                        BackupID* new_backup_id = nullptr);
@@ -274,14 +250,12 @@ Status VerifyBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
 // every value. `checkpoint_dir` must not exist yet.
 Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir);
 
-// The way out: turns the HybridKV DB `name` into a DB that stock RocksDB
-// reads with its own table format. Opens it (all its column families, as
-// DB::Open takes them, with HybridKV's options) with the merge level at 0,
-// compacts every column family fully, which writes every medium value back
-// inline, checks that no pointer is left, closes it, and deletes the medium
-// files and the secret. Large values stay in RocksDB's BlobDB. Afterwards
-// open it with BlockBasedTable (the inner table's options) and without
-// HybridKV's listener and partitioner. Costs one full compaction.
+// The way out: turns the HybridKV DB `name` into one stock RocksDB reads.
+// Opens it (its column families as DB::Open takes them, with HybridKV's
+// options) with the merge level at 0, compacts every column family fully,
+// checks that no pointer is left, and deletes the medium files and the
+// secret. Large values stay in BlobDB. Afterwards open it with
+// BlockBasedTable and without HybridKV's listener and partitioner.
 Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
                         const std::vector<ColumnFamilyDescriptor>& families);
 Status ConvertToStockDB(const Options& options, const std::string& name);
