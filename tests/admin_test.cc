@@ -81,12 +81,10 @@ TEST(AdminTest, DestroyDBRemovesHybridKVFilesAndNoOthers) {
   EXPECT_FALSE(Exists(clean));
 }
 
-// DISABLED, a bug: MediumNumberOf (blob/medium/medium_file.cc) takes the
-// leading digits of any name that ends in ".medium" (strtoull, no check that
-// they reach the suffix), so DestroyDB deletes a user's "7-notes.medium" as if
-// it were medium file 7, and ConvertToStockDB would too. RocksDB's own
-// DestroyDB deletes only the names its ParseFileName accepts.
-TEST(AdminTest, DISABLED_DestroyDBKeepsNamesThatOnlyEndInMedium) {
+// A name that only ends in ".medium" is a user's file, not a medium file:
+// DestroyDB keeps it, as RocksDB's own DestroyDB keeps the names its
+// ParseFileName does not accept.
+TEST(AdminTest, DestroyDBKeepsNamesThatOnlyEndInMedium) {
   test::ScratchDir dir("admin");
   const std::string path = dir.Sub("db");
   const Options options = HybridOptionsForTest();

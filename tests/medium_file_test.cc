@@ -175,6 +175,17 @@ TEST_F(MediumFileTest, AbandonDeletesTheFile) {
   EXPECT_TRUE(fs_->FileExists(path, IOOptions(), nullptr).IsNotFound());
 }
 
+// A medium file's name is its number and the suffix, nothing else.
+TEST(MediumFileNameTest, NumberOnlyFromDigitsUpToTheSuffix) {
+  EXPECT_EQ(MediumNumberOf("123.medium"), 123u);
+  EXPECT_EQ(MediumNumberOf(MediumFileName("/d", 42).substr(3)), 42u);
+  for (const char* not_ours :
+       {"7-notes.medium", ".medium", "x.medium", "12.medium.bak", "12.sst",
+        "-3.medium", " 3.medium", "99999999999999999999.medium"}) {
+    EXPECT_EQ(MediumNumberOf(not_ours), 0u) << not_ours;
+  }
+}
+
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

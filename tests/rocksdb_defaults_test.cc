@@ -56,10 +56,9 @@ void BothArms(CompactionStyle style, Options* hybrid, Options* stock) {
 }
 
 ColumnFamilyOptions EffectiveOptions(const Options& options,
-                                     const std::string& path, bool hybrid) {
+                                     const std::string& path) {
   DB* raw = nullptr;
-  Status s = hybrid ? hybridkv::OpenDB(options, path, &raw)
-                    : DB::Open(options, path, &raw);
+  Status s = hybridkv::OpenDB(options, path, &raw);
   EXPECT_OK(s);
   if (!s.ok()) return ColumnFamilyOptions();
   std::unique_ptr<DB> db(raw);
@@ -76,8 +75,8 @@ TEST(RocksDBDefaultsTest, EffectiveOptionsMatchBlockBasedTable) {
     Options hybrid, stock;
     BothArms(style, &hybrid, &stock);
     test::ScratchDir hybrid_dir("defaults-hybrid"), stock_dir("defaults-stock");
-    ColumnFamilyOptions h = EffectiveOptions(hybrid, hybrid_dir.path(), true);
-    ColumnFamilyOptions b = EffectiveOptions(stock, stock_dir.path(), false);
+    ColumnFamilyOptions h = EffectiveOptions(hybrid, hybrid_dir.path());
+    ColumnFamilyOptions b = EffectiveOptions(stock, stock_dir.path());
     EXPECT_STREQ(h.table_factory->Name(), "HybridTable");
     EXPECT_EQ(h.ttl, b.ttl);
     EXPECT_EQ(h.periodic_compaction_seconds, b.periodic_compaction_seconds);
@@ -212,8 +211,8 @@ INSTANTIATE_TEST_CASE_P(
         AgeCase{"LeveledPeriodic", kCompactionStyleLevel, 0, 1, 5, false},
         AgeCase{"UniversalPeriodic", kCompactionStyleUniversal, 0, 1, 0, true},
         AgeCase{"FifoTtl", kCompactionStyleFIFO, 1, 0, 0, true}),
-    [](const testing::TestParamInfo<AgeCase>& info) {
-      return std::string(info.param.name);
+    [](const testing::TestParamInfo<AgeCase>& p) {
+      return std::string(p.param.name);
     });
 
 }  // namespace

@@ -100,8 +100,7 @@ Options ArmOptions(bool hybrid, Arm* arm, bool blob_files = true) {
 void OpenArm(bool hybrid, Arm* arm, bool blob_files) {
   Options options = ArmOptions(hybrid, arm, blob_files);
   DB* raw = nullptr;
-  ASSERT_OK(hybrid ? hybridkv::OpenDB(options, arm->dir.path(), &raw)
-                   : DB::Open(options, arm->dir.path(), &raw));
+  ASSERT_OK(hybridkv::OpenDB(options, arm->dir.path(), &raw));
   arm->db.reset(raw);
 }
 
@@ -254,8 +253,8 @@ TEST_P(TimestampsTest, ReadsMatchStockAtEveryTimestampThroughCompactions) {
 
 // Timestamps that are not persisted are refused at open, with a message.
 INSTANTIATE_TEST_CASE_P(LargeClass, TimestampsTest, testing::Bool(),
-                        [](const testing::TestParamInfo<bool>& info) {
-                          return info.param ? "BlobDB" : "Inline";
+                        [](const testing::TestParamInfo<bool>& p) {
+                          return p.param ? "BlobDB" : "Inline";
                         });
 
 TEST(TimestampsRefusalTest, NotPersistedTimestampsAreRefused) {

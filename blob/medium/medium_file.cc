@@ -2,6 +2,7 @@
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "file/filename.h"
 #include "file/random_access_file_reader.h"
@@ -43,11 +44,21 @@ std::string DirName(const std::string& path) {
 }
 
 uint64_t MediumNumberOf(const std::string& name) {
+  // Digits only up to the suffix: a user's "7-notes.medium" is not file 7.
   const size_t n = std::char_traits<char>::length(kMediumFileSuffix);
-  return name.size() > n &&
-                 name.compare(name.size() - n, n, kMediumFileSuffix) == 0
-             ? std::strtoull(name.c_str(), nullptr, 10)
-             : 0;
+  if (name.size() <= n || name.compare(name.size() - n, n, kMediumFileSuffix)) {
+    return 0;
+  }
+  uint64_t number = 0;
+  for (size_t i = 0; i < name.size() - n; i++) {
+    const char c = name[i];
+    if (c < '0' || c > '9' ||
+        number > (std::numeric_limits<uint64_t>::max() - (c - '0')) / 10) {
+      return 0;
+    }
+    number = number * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return number;
 }
 
 std::string MediumFileName(const std::string& dir, uint64_t number) {
