@@ -45,17 +45,10 @@ std::string SstPath(const std::string& dir, uint64_t number) {
 
 std::vector<MediumRecordHandle> WriteMediumFile(const std::string& dir,
                                                 uint64_t number) {
-  std::unique_ptr<MediumFileWriter> writer;
-  EXPECT_OK(MediumFileWriter::Create(FileSystem::Default(),
-                                     MediumFileName(dir, number), FileOptions(),
-                                     &writer));
-  std::vector<MediumRecordHandle> handles(kRecords);
-  for (int i = 0; i < kRecords; i++) {
-    EXPECT_OK(writer->Add("key" + std::to_string(100 + i),
-                          std::string(1000, 'v'), &handles[i]));
-  }
-  EXPECT_OK(writer->Finish());
-  return handles;
+  return test::WriteMediumRecords(
+      MediumFileName(dir, number), kRecords,
+      [](int i) { return "key" + std::to_string(100 + i); },
+      [](int) { return std::string(1000, 'v'); });
 }
 
 // What RocksDB reports of an SST that points to handles [first, last) of

@@ -44,16 +44,8 @@ std::string Key(int i) { return "key" + std::to_string(1000 + i); }
 // handles.
 std::vector<MediumRecordHandle> WriteMediumFile(const std::string& dir,
                                                 uint64_t number) {
-  std::unique_ptr<MediumFileWriter> writer;
-  EXPECT_OK(MediumFileWriter::Create(FileSystem::Default(),
-                                     MediumFileName(dir, number), FileOptions(),
-                                     &writer));
-  std::vector<MediumRecordHandle> handles(kRecords);
-  for (int i = 0; i < kRecords; i++) {
-    EXPECT_OK(writer->Add(Key(i), std::string(1000, 'v'), &handles[i]));
-  }
-  EXPECT_OK(writer->Finish());
-  return handles;
+  return test::WriteMediumRecords(MediumFileName(dir, number), kRecords, Key,
+                                  [](int) { return std::string(1000, 'v'); });
 }
 
 // The table properties of an SST whose entries point to `handles[first,

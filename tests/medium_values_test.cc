@@ -43,16 +43,8 @@ std::string Value(int i) {
 // Writes medium file `number` of `dir` with kRecords records; their handles.
 std::vector<MediumRecordHandle> WriteMediumFile(const std::string& dir,
                                                 uint64_t number) {
-  std::unique_ptr<MediumFileWriter> writer;
-  EXPECT_OK(MediumFileWriter::Create(FileSystem::Default(),
-                                     MediumFileName(dir, number), FileOptions(),
-                                     &writer));
-  std::vector<MediumRecordHandle> handles(kRecords);
-  for (int i = 0; i < kRecords; i++) {
-    EXPECT_OK(writer->Add(Key(i), Value(i), &handles[i]));
-  }
-  EXPECT_OK(writer->Finish());
-  return handles;
+  return test::WriteMediumRecords(MediumFileName(dir, number), kRecords, Key,
+                                  Value);
 }
 
 // The properties of an SST that points to one record of each of `files`, as

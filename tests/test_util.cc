@@ -245,16 +245,23 @@ std::string VersionedValue(int i, int version) {
          std::string(20 + (i * 7) % 200, 'a' + i % 26);
 }
 
-std::vector<MediumRecordHandle> MediumFileFixture::Write(
-    const std::string& path, int n) {
+std::vector<MediumRecordHandle> WriteMediumRecords(
+    const std::string& path, int n, const std::function<std::string(int)>& key,
+    const std::function<std::string(int)>& value) {
   std::unique_ptr<MediumFileWriter> w;
-  EXPECT_OK(MediumFileWriter::Create(fs_, path, FileOptions(), &w));
+  EXPECT_OK(
+      MediumFileWriter::Create(FileSystem::Default(), path, FileOptions(), &w));
   std::vector<MediumRecordHandle> handles(n);
   for (int i = 0; i < n; ++i) {
-    EXPECT_OK(w->Add(Key(i), Value(i), &handles[i]));
+    EXPECT_OK(w->Add(key(i), value(i), &handles[i]));
   }
   EXPECT_OK(w->Finish());
   return handles;
+}
+
+std::vector<MediumRecordHandle> MediumFileFixture::Write(
+    const std::string& path, int n) {
+  return WriteMediumRecords(path, n, Key, Value);
 }
 
 Status OpenReadOnlyDB(const Options& options, const std::string& name,

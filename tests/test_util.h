@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -127,6 +128,12 @@ std::string VersionedValue(int i, int version);
 // --- Medium files (medium_file_test.cc, medium_readahead_test.cc)
 
 // A scratch directory and helpers that write medium files of numbered records.
+// Writes a medium file at `path` with records key(i) -> value(i) for i in
+// [0, n), finished; returns their handles.
+std::vector<MediumRecordHandle> WriteMediumRecords(
+    const std::string& path, int n, const std::function<std::string(int)>& key,
+    const std::function<std::string(int)>& value);
+
 class MediumFileFixture : public testing::Test {
  protected:
   ScratchDir dir_{"medium"};
