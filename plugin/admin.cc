@@ -24,7 +24,23 @@ namespace hybridkv {
 namespace {
 
 bool IsHybridKVFile(const std::string& name) {
-  return name == kSecretFileName || MediumNumberOf(name) != 0;
+  return name == kSecretFileName || MediumNumberOf(name) != 0 ||
+         name == std::string(kSecretFileName) + ".tmp";
+}
+
+// Deletes HybridKV's files in `dir`; none when `dir` is gone.
+Status DeleteHybridKVFiles(FileSystem* fs, const std::string& dir) {
+  std::vector<std::string> children;
+  if (!fs->GetChildren(dir, IOOptions(), &children, nullptr).ok()) {
+    return Status::OK();
+  }
+  for (const std::string& child : children) {
+    if (IsHybridKVFile(child)) {
+      IOStatus d = fs->DeleteFile(dir + "/" + child, IOOptions(), nullptr);
+      if (!d.ok()) return d;
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -76,9 +92,11 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   }
   // The live SSTs' pointers, known in any session; those of an SST built
   // without HybridKV too.
-  std::string dir;
+  std::vector<std::string> homes;
   std::map<uint64_t, MediumRefs> refs;
-  if (s.ok()) s = ReadLiveSstRefs(db.get(), &dir, &refs, /*read_unknown=*/true);
+  if (s.ok()) {
+    s = ReadLiveSstRefs(db.get(), &homes, &refs, /*read_unknown=*/true);
+  }
   uint64_t pointers = 0;
   for (const auto& [sst, sst_refs] : refs) {
     for (const auto& [number, ref] : sst_refs) pointers += ref.pointers;
@@ -96,13 +114,8 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   if (s.ok()) s = closed;
   if (!s.ok()) return s;
   // No SST points anywhere now: HybridKV's files are leftovers.
-  const std::shared_ptr<FileSystem>& fs = db_options.env->GetFileSystem();
-  std::vector<std::string> children;
-  s = fs->GetChildren(dir, IOOptions(), &children, nullptr);  // the SSTs'
-  for (size_t i = 0; s.ok() && i < children.size(); ++i) {
-    if (IsHybridKVFile(children[i])) {
-      s = fs->DeleteFile(dir + "/" + children[i], IOOptions(), nullptr);
-    }
+  for (size_t i = 0; s.ok() && i < homes.size(); ++i) {
+    s = DeleteHybridKVFiles(db_options.env->GetFileSystem().get(), homes[i]);
   }
   return s;
 }
@@ -121,21 +134,20 @@ Status DestroyDB(const std::string& name, const Options& options) {
   if (!s.ok()) {
     return s;
   }
-  DbStateFor(name)->tracker().Forget();
+  // Medium files and secrets are in the homes, the first of each column
+  // family's paths: the DB's directory, or db_paths' or cf_paths' first.
+  std::vector<std::string> dirs{name};
+  for (const auto* paths : {&options.db_paths, &options.cf_paths}) {
+    for (const DbPath& path : *paths) dirs.push_back(path.path);
+  }
   const std::shared_ptr<FileSystem>& fs = options.env->GetFileSystem();
-  std::vector<std::string> children;
-  if (!fs->GetChildren(name, IOOptions(), &children, nullptr).ok()) {
-    return s;  // the directory is gone: nothing of ours was left
+  for (const std::string& dir : dirs) {
+    DbStateFor(dir)->tracker().Forget();
+    s = DeleteHybridKVFiles(fs.get(), dir);
+    if (!s.ok()) return s;
+    fs->DeleteDir(dir, IOOptions(), nullptr)
+        .PermitUncheckedError();  // only if now empty
   }
-  for (const std::string& child : children) {
-    if (IsHybridKVFile(child) ||
-        child == std::string(kSecretFileName) + ".tmp") {
-      IOStatus d = fs->DeleteFile(name + "/" + child, IOOptions(), nullptr);
-      if (!d.ok()) return d;
-    }
-  }
-  fs->DeleteDir(name, IOOptions(), nullptr)
-      .PermitUncheckedError();  // only if now empty
   return s;
 }
 

@@ -171,9 +171,18 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
   opts.wal_size_for_flush =
       options.flush_before_backup ? 0 : std::numeric_limits<uint64_t>::max();
   Status s = root->GetLiveFilesStorageInfo(opts, files);
-  HybridKVFiles found;
-  if (s.ok()) s = FindHybridKVFiles(root, *files, &found);
+  std::vector<HybridKVFiles> homes;
+  if (s.ok()) s = FindHybridKVFiles(root, *files, &homes);
   if (!s.ok()) return s;
+  if (homes.size() > 1) {
+    // BackupEngine refuses several directories too, for the SSTs.
+    return Status::NotSupported(
+        "HybridKV: hybridkv::CreateNewBackup supports one directory, but the "
+        "DB's column families keep their files in " +
+        std::to_string(homes.size()) + " (cf_paths). Back up with a copy tool "
+        "that takes GetLiveFilesStorageInfo's directories.");
+  }
+  const HybridKVFiles& found = homes.front();
   const std::shared_ptr<FileSystem>& fs = root->GetEnv()->GetFileSystem();
   if (found.has_secret) {
     s = ReadFileToString(fs.get(), found.dir + "/" + kSecretFileName,

@@ -1,6 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/hybrid_db.h"
 
+#include <map>
 #include <utility>
 
 #include "env/composite_env_wrapper.h"
@@ -18,10 +19,10 @@ Status HybridDB::GetLiveFilesStorageInfo(
     const LiveFilesStorageInfoOptions& opts,
     std::vector<LiveFileStorageInfo>* files) {
   Status s = db_->GetRootDB()->GetLiveFilesStorageInfo(opts, files);
-  HybridKVFiles found;
+  std::vector<HybridKVFiles> found;
   if (s.ok()) s = FindHybridKVFiles(db_, *files, &found);
-  if (s.ok()) {
-    s = AppendHybridKVFiles(db_, found, opts.include_checksum_info, files);
+  for (size_t i = 0; s.ok() && i < found.size(); ++i) {
+    s = AppendHybridKVFiles(db_, found[i], opts.include_checksum_info, files);
   }
   return s;
 }
@@ -32,22 +33,32 @@ Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
   Status s =
       db_->GetRootDB()->GetLiveFiles(files, manifest_file_size, flush_memtable);
   if (!s.ok()) return s;
-  std::vector<uint64_t> ssts;
-  for (const std::string& name : files) {  // "/000123.sst"
-    if (const uint64_t number = SstNumberOf(name)) ssts.push_back(number);
-  }
-  // The SSTs' directory: a single db_paths entry may name another than the
-  // DB's (HybridTable refuses several).
+  // The names are "/000123.sst", relative to whichever path holds them; the
+  // metadata says which, and so whose home's medium files they need. An SST
+  // that left the Version since is looked for in the default column
+  // family's paths.
   std::vector<LiveFileMetaData> metadata;
   db_->GetLiveFilesMetaData(&metadata);
-  const std::string dir =
-      metadata.empty() ? GetName() : metadata.front().directory;
-  HybridKVFiles found;
-  s = FindHybridKVFiles(db_, dir, ssts, &found);
-  if (!s.ok()) return s;
+  std::map<uint64_t, std::string> dirs;
+  for (const LiveFileMetaData& m : metadata) dirs[m.file_number] = m.directory;
+  std::vector<LiveFileStorageInfo> listed;
+  for (const std::string& name : files) {
+    if (const uint64_t number = SstNumberOf(name)) {
+      listed.emplace_back();
+      listed.back().file_type = kTableFile;
+      listed.back().file_number = number;
+      auto dir = dirs.find(number);
+      listed.back().directory =
+          dir != dirs.end() ? dir->second : DefaultHome(db_);
+    }
+  }
+  std::vector<HybridKVFiles> found;
+  s = FindHybridKVFiles(db_, listed, &found);
   std::vector<LiveFileStorageInfo> entries;
-  s = AppendHybridKVFiles(db_, found, /*include_checksum_info=*/false,
-                          &entries);
+  for (size_t i = 0; s.ok() && i < found.size(); ++i) {
+    s = AppendHybridKVFiles(db_, found[i], /*include_checksum_info=*/false,
+                            &entries);
+  }
   for (const LiveFileStorageInfo& e : entries) {
     files.push_back("/" + e.relative_filename);
   }

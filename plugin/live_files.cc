@@ -1,6 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/plugin/live_files.h"
 
+#include <algorithm>
+
 #include "file/filename.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
@@ -41,23 +43,41 @@ Status RefsOfSst(const std::map<uint64_t, MediumRefs>& known,
 
 }  // namespace
 
+namespace {
+
+// Where SST `number` of the column family homed in `home` is: in the first of
+// its directories that has it.
+std::string SstPath(FileSystem* fs, const std::vector<std::string>& dirs,
+                    uint64_t number) {
+  for (const std::string& dir : dirs) {
+    const std::string path = MakeTableFileName(dir, number);
+    if (fs->FileExists(path, IOOptions(), nullptr).ok()) return path;
+  }
+  return MakeTableFileName(dirs.front(), number);
+}
+
+}  // namespace
+
 Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found) {
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   // The tracker knows the SSTs RocksDB reported; others (written before this
   // process, or with the listener off) say so in their properties.
+  MediumFileTracker& tracker = DbStateFor(dir)->tracker();
   std::map<uint64_t, MediumRefs> known;
-  DbStateFor(dir)->tracker().KnownRefs(db->GetName(), &known);
+  tracker.KnownRefs(db->GetName(), &known);
+  std::vector<std::string> dirs = tracker.sst_dirs();
+  dirs.insert(dirs.begin(), dir);
   found->dir = dir;
   for (uint64_t sst : sst_numbers) {
     MediumRefs refs;
-    Status s = RefsOfSst(known, fs, sst, MakeTableFileName(dir, sst),
-                         /*exact=*/true, &refs);
+    const std::string path =
+        known.count(sst) != 0 ? "" : SstPath(fs.get(), dirs, sst);
+    Status s = RefsOfSst(known, fs, sst, path, /*exact=*/true, &refs);
     if (!s.ok()) {
       return Status::Corruption(
-          "HybridKV: cannot tell which medium files SST " +
-          MakeTableFileName(dir, sst) +
+          "HybridKV: cannot tell which medium files SST " + path +
           " points into, so a copy of it could not be made complete: " +
           s.ToString());
     }
@@ -73,34 +93,52 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
   return Status::OK();
 }
 
-Status FindHybridKVFiles(DB* db,
-                         const std::vector<LiveFileStorageInfo>& rocksdb_files,
-                         HybridKVFiles* found) {
-  std::string dir = db->GetName();
-  std::vector<uint64_t> ssts;
-  for (const LiveFileStorageInfo& f : rocksdb_files) {
-    if (f.file_type == kTableFile) {
-      dir = f.directory;  // Checkpoint and BackupEngine allow one directory
-      ssts.push_back(f.file_number);
-    }
-  }
-  return FindHybridKVFiles(db, dir, ssts, found);
+std::string DefaultHome(DB* db) {
+  // RocksDB fills cf_paths from db_paths, and db_paths with the DB's
+  // directory.
+  const std::vector<DbPath> paths = db->GetOptions().cf_paths;
+  return paths.empty() ? db->GetName() : paths.front().path;
 }
 
-Status ReadLiveSstRefs(DB* db, std::string* dir,
+std::string HomeOf(const std::string& sst_dir) {
+  return DbStateFor(sst_dir)->home();
+}
+
+Status FindHybridKVFiles(DB* db,
+                         const std::vector<LiveFileStorageInfo>& rocksdb_files,
+                         std::vector<HybridKVFiles>* found) {
+  std::map<std::string, std::vector<uint64_t>> ssts_by_home;
+  for (const LiveFileStorageInfo& f : rocksdb_files) {
+    if (f.file_type == kTableFile) {
+      ssts_by_home[HomeOf(f.directory)].push_back(f.file_number);
+    }
+  }
+  if (ssts_by_home.empty()) ssts_by_home[DefaultHome(db)];
+  found->clear();
+  for (const auto& [home, ssts] : ssts_by_home) {
+    found->emplace_back();
+    Status s = FindHybridKVFiles(db, home, ssts, &found->back());
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status ReadLiveSstRefs(DB* db, std::vector<std::string>* homes,
                        std::map<uint64_t, MediumRefs>* refs,
                        bool read_unknown) {
   std::vector<LiveFileMetaData> files;
   db->GetLiveFilesMetaData(&files);  // SSTs only
   refs->clear();
-  // One directory: HybridTable refuses several paths. RocksDB fills
-  // cf_paths from db_paths, and db_paths with the DB's directory.
-  const std::vector<DbPath> paths = db->GetOptions().cf_paths;
-  *dir = !files.empty()   ? files.front().directory
-         : !paths.empty() ? paths.front().path
-                          : db->GetName();
+  homes->clear();
   std::map<uint64_t, MediumRefs> known;
-  DbStateFor(*dir)->tracker().KnownRefs(db->GetName(), &known);
+  for (const LiveFileMetaData& f : files) {
+    const std::string home = HomeOf(f.directory);
+    if (std::find(homes->begin(), homes->end(), home) == homes->end()) {
+      homes->push_back(home);
+      DbStateFor(home)->tracker().KnownRefs(db->GetName(), &known);
+    }
+  }
+  if (homes->empty()) homes->push_back(DefaultHome(db));
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
   for (const LiveFileMetaData& f : files) {
     const std::string path = f.directory + "/" + f.relative_filename;

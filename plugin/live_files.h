@@ -19,14 +19,16 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// HybridKV's files that a copy of the listed SSTs needs.
+// HybridKV's files that a copy of the listed SSTs of one home needs.
 struct HybridKVFiles {
-  std::string dir;                    // where they are: the SSTs' directory
+  std::string dir;                    // where they are: the home
   std::set<uint64_t> medium_numbers;  // "<n>.medium"
   bool has_secret = false;            // HYBRIDKV-SECRET
 };
 
-// Finds them for the SSTs `sst_numbers` of `dir`. Call it between
+// Finds them for the SSTs `sst_numbers` of the column families homed in
+// `dir` (the first of their cf_paths; the SSTs are in any of them). Call it
+// between
 // DisableFileDeletions and EnableFileDeletions, as Checkpoint and BackupEngine
 // do: HybridKV frees medium data only when RocksDB reports an SST physically
 // deleted, and never punches a hard-linked file.
@@ -34,22 +36,29 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found);
 // The same for the SSTs of RocksDB's list `rocksdb_files`, from
-// GetLiveFilesStorageInfo of `db`.
+// GetLiveFilesStorageInfo of `db`: one entry per home (the default column
+// family's when no SST is listed).
 Status FindHybridKVFiles(DB* db,
                          const std::vector<LiveFileStorageInfo>& rocksdb_files,
-                         HybridKVFiles* found);
+                         std::vector<HybridKVFiles>* found);
 
 // The medium references of each SST of `db`'s current Version, by SST number,
-// and the SSTs' directory `*dir`: the tracker's where it knows the DB as it is
+// and the homes of their column families `*homes` (the default column
+// family's when there is no SST): the trackers' where it knows the DB as it is
 // now, else each SST's refs property, so they are right in any process that
 // has the DB open (a secondary, or a primary whose tracker has not seeded). An
 // SST deleted since the listing is skipped, and one without the property
 // (built by stock RocksDB) counts as none; with `read_unknown`, as deciding
 // that no pointer is left needs, such an SST's entries are read, and a
 // deleted one is an error.
-Status ReadLiveSstRefs(DB* db, std::string* dir,
+Status ReadLiveSstRefs(DB* db, std::vector<std::string>* homes,
                        std::map<uint64_t, MediumRefs>* refs,
                        bool read_unknown = false);
+
+// The home of `db`'s default column family.
+std::string DefaultHome(DB* db);
+// The home of the column family whose SSTs live in `sst_dir`.
+std::string HomeOf(const std::string& sst_dir);
 
 // An entry of RocksDB's list for medium file `number` of `dir`, under the name
 // `relative_filename`, as kBlobFile: an immutable data file to a copy tool.

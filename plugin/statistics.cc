@@ -16,32 +16,37 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 Status GetStatistics(DB* db, HybridStatistics* stats) {
-  // The SSTs' directory, which holds the medium files (the DB's own unless
-  // db_paths or cf_paths says otherwise).
+  // Per home (the first of a column family's paths, which holds its medium
+  // files): the DB's own directory unless db_paths or cf_paths says otherwise.
   std::map<uint64_t, MediumRefs> live_refs;
-  std::string dir;
-  Status status = ReadLiveSstRefs(db, &dir, &live_refs);
+  std::vector<std::string> homes;
+  Status status = ReadLiveSstRefs(db, &homes, &live_refs);
   if (!status.ok()) {
     return status;
   }
-  DbState* state = DbStateFor(dir);
-  const DbCounters& c = state->counters;
   HybridStatistics s;
-#define HYBRIDKV_COPY_COUNTER(name) s.name = c.name.load();
-  HYBRIDKV_COUNTERS(HYBRIDKV_COPY_COUNTER)
-#undef HYBRIDKV_COPY_COUNTER
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
-  std::vector<std::string> children;
-  IOStatus io = fs->GetChildren(dir, IOOptions(), &children, nullptr);
-  if (!io.ok()) {
-    return io;
-  }
   std::map<uint64_t, uint64_t> allocated;  // medium number -> bytes on disk
-  for (const std::string& name : children) {
-    if (const uint64_t number = MediumNumberOf(name)) {
-      allocated[number] = AllocatedBytes(fs.get(), dir + "/" + name);
-      s.live_medium_files++;
-      s.live_medium_bytes += allocated[number];
+  for (const std::string& home : homes) {
+    DbState* state = DbStateFor(home);
+    const DbCounters& c = state->counters;
+#define HYBRIDKV_ADD_COUNTER(name) s.name += c.name.load();
+    HYBRIDKV_COUNTERS(HYBRIDKV_ADD_COUNTER)
+#undef HYBRIDKV_ADD_COUNTER
+    const MediumFileTracker::Punches punches = state->tracker().GetPunches();
+    s.medium_bytes_punched += punches.bytes;
+    s.medium_punch_failures += punches.failures;
+    std::vector<std::string> children;
+    IOStatus io = fs->GetChildren(home, IOOptions(), &children, nullptr);
+    if (!io.ok()) {
+      return io;
+    }
+    for (const std::string& name : children) {
+      if (const uint64_t number = MediumNumberOf(name)) {
+        allocated[number] = AllocatedBytes(fs.get(), home + "/" + name);
+        s.live_medium_files++;
+        s.live_medium_bytes += allocated[number];
+      }
     }
   }
   std::set<uint64_t> referenced;
@@ -57,9 +62,6 @@ Status GetStatistics(DB* db, HybridStatistics* stats) {
     if (bytes != allocated.end())
       s.referenced_medium_file_bytes += bytes->second;
   }
-  const MediumFileTracker::Punches punches = state->tracker().GetPunches();
-  s.medium_bytes_punched = punches.bytes;
-  s.medium_punch_failures = punches.failures;
   *stats = s;
   return Status::OK();
 }

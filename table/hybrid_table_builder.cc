@@ -60,13 +60,19 @@ HybridTableBuilder::HybridTableBuilder(
     : options_(options),
       tail_estimate_(std::move(tail_estimate)),
       level_(tbo.level_at_creation),
-      dir_(DirName(file->file_name())),
+      // Flushes write SSTs, and so medium files, in the first path.
+      home_(tbo.ioptions.cf_paths.empty() ? DirName(file->file_name())
+                                          : tbo.ioptions.cf_paths.front().path),
       file_number_(FileNumberOf(tbo, file->file_name())),
       timestamp_size_(
           tbo.internal_comparator.user_comparator()->timestamp_size()),
       fs_(tbo.ioptions.fs),
-      logger_(tbo.ioptions.logger),
-      state_(DbStateFor(dir_)) {
+      logger_(tbo.ioptions.logger) {
+  // SstFileWriter and friends have no column family paths.
+  if (!tbo.ioptions.cf_paths.empty()) {
+    status_ = DbStateForPaths(tbo.ioptions.cf_paths, &state_);
+  }
+  if (state_ == nullptr) state_ = DbStateFor(home_);
   if (tbo.internal_tbl_prop_coll_factories != nullptr) {
     for (const auto& f : *tbo.internal_tbl_prop_coll_factories) {
       collector_factories_.emplace_back(
@@ -110,8 +116,8 @@ HybridTableBuilder::HybridTableBuilder(
   tracker_->BuildStarted(file_number_, tbo.db_session_id);
   // Flushes MAC the pointers they write with the DB secret, created on first
   // use. Compactions copy pointers as their input tables stored them.
-  if (mode_ == Mode::kExtract) {
-    status_ = GetDbSecret(fs_, dir_, tbo.db_id, /*create=*/true, &secret_);
+  if (mode_ == Mode::kExtract && status_.ok()) {
+    status_ = GetDbSecret(fs_, home_, tbo.db_id, /*create=*/true, &secret_);
   }
   if (mode_ != Mode::kExtract && status_.ok()) {
     status_ = CheckBlobThreshold(tbo);
@@ -198,7 +204,7 @@ void HybridTableBuilder::OpenMergeReader(const TableBuilderOptions& tbo) {
   CompactionScope* scope = scope_.get();
   auto make = [&]() {
     return std::make_shared<MediumReadahead>(
-        [fs = fs_, dirs = MediumFileDirs(dir_, tbo.ioptions),
+        [fs = fs_, dirs = MediumFileDirs(home_, tbo.ioptions),
          fo = medium_file_options_, files = &state_->medium_files](
             const IOOptions& io, uint64_t number,
             std::shared_ptr<MediumFileReader>* out) {
@@ -283,7 +289,7 @@ bool HybridTableBuilder::IsCompactionPointer(const Slice& value,
   // Only this DB's input tables reach its compactions.
   if (pointer->table->context().state != state_) {
     status_ = Status::Corruption(
-        "HybridKV: a compaction of " + dir_ +
+        "HybridKV: a compaction of " + home_ +
         " was handed a medium pointer of another DB; nothing was written. "
         "Report this as a bug.");
   }
@@ -294,7 +300,7 @@ void HybridTableBuilder::ExtractMedium(const Slice& key, const Slice& mac_key,
                                        const Slice& value) {
   if (medium_ == nullptr) {
     IOStatus s =
-        MediumFileWriter::Create(fs_, MediumFileName(dir_, file_number_),
+        MediumFileWriter::Create(fs_, MediumFileName(home_, file_number_),
                                  medium_file_options_, &medium_, write_io_);
     if (!s.ok()) {
       status_ = medium_io_status_ = s;

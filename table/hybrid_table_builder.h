@@ -107,14 +107,16 @@ class HybridTableBuilder : public TableBuilder {
   // keep files of a useful size; unlimited when the limit is not given.
   uint64_t max_tail_ = 0;
   Mode mode_ = Mode::kPassThrough;
-  const std::string dir_;
+  // The column family's home: the first of its cf_paths (for SstFileWriter
+  // and friends, the SST's directory). Its medium files and secret are there.
+  const std::string home_;
   const uint64_t file_number_;
   const size_t timestamp_size_;
   const std::shared_ptr<FileSystem> fs_;
   FileOptions medium_file_options_;
   MediumFileWriter::SyncOptions medium_sync_;
   Logger* const logger_;
-  DbState* const state_;
+  DbState* state_ = nullptr;  // the column family's; set first
   MediumFileTracker* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;  // kExtract: keys the MACs of the pointers it writes
   Status status_;

@@ -274,11 +274,6 @@ Status ValidateSupported(const DBOptions& db_opts,
         "values and their references would not be tracked. Unset "
         "compaction_service.");
   }
-  if (cf_opts.cf_paths.size() > 1 || db_opts.db_paths.size() > 1) {
-    return Status::NotSupported(
-        "HybridTable does not support several db_paths or cf_paths yet: medium "
-        "files are tracked per directory. Use a single path.");
-  }
   return Status::OK();
 }
 
@@ -483,6 +478,14 @@ bool HoldsNoPointers(const std::shared_ptr<FileSystem>& fs,
   return ScanMediumRefs(fs, sst_path, &refs).ok() && refs.empty();
 }
 
+bool IsOneOf(const std::string& dir, const std::vector<DbPath>& paths) {
+  const std::string key = CanonicalDbDir(dir);
+  for (const DbPath& path : paths) {
+    if (CanonicalDbDir(path.path) == key) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status HybridTableFactory::NewTableReader(
@@ -505,12 +508,22 @@ Status HybridTableFactory::NewTableReader(
   const std::shared_ptr<FileSystem>& fs = UnwrapSecondary(io.fs);
   MediumReadContext context;
   context.fs = fs;
-  context.dirs = MediumFileDirs(dir, io);
+  // Medium files are in the column family's home, the first of its paths.
+  context.dirs =
+      MediumFileDirs(io.cf_paths.empty() ? dir : io.cf_paths.front().path, io);
   context.file_options = FileOptions(table_reader_options.env_options);
   context.user_comparator =
       table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
-  DbState* state = DbStateFor(dir);
+  // Standalone readers (SstFileReader, sst_dump) have no column family
+  // paths: the SST's directory is their DB's.
+  DbState* state = nullptr;
+  if (io.cf_paths.empty()) {
+    state = DbStateFor(dir);
+  } else {
+    s = DbStateForPaths(io.cf_paths, &state);
+    if (!s.ok()) return s;
+  }
   context.state = state;
   context.session_id = table_reader_options.cur_db_session_id;
   context.clock = io.clock;
@@ -529,21 +542,20 @@ Status HybridTableFactory::NewTableReader(
   }
   auto reader = std::make_unique<HybridTableReader>(std::move(inner_reader),
                                                     std::move(context));
-  // A DB opens its tables in its column family's directory. A table with
+  // A DB opens its tables in its column family's directories. A table with
   // pointers read from anywhere else is the source of an import
   // (CreateColumnFamilyWithImport) or an ingestion: the copy RocksDB would
   // install points into medium files that no reference counts it among
   // their readers, so they could be freed under it. (Standalone readers,
   // such as SstFileReader, have no column family paths.)
   if (reader->has_medium_refs() && !io.cf_paths.empty() &&
-      CanonicalDbDir(dir) != CanonicalDbDir(io.cf_paths.front().path) &&
-      !HoldsNoPointers(fs, sst_path, *reader)) {
+      !IsOneOf(dir, io.cf_paths) && !HoldsNoPointers(fs, sst_path, *reader)) {
     return Status::NotSupported(
         "HybridKV: " + sst_path +
-        " holds medium pointers and is outside the column family's "
-        "directory " +
-        io.cf_paths.front().path +
-        ": importing or ingesting such an SST is not supported, even into the "
+        " holds medium pointers and is outside the column family's paths "
+        "(" +
+        io.cf_paths.front().path + (io.cf_paths.size() > 1 ? ", ..." : "") +
+        "): importing or ingesting such an SST is not supported, even into the "
         "DB that wrote it (its medium files would not count it as a reader). "
         "Copy the data with an iterator and writes instead.");
   }

@@ -2,7 +2,8 @@
 //
 // The per-DB state (blob/lifecycle/db_state.h), without a DB: one state per
 // directory however it is spelled, the LSM shape the counters note, and the
-// column families whose compactions must resolve pointers.
+// column families whose compactions must resolve pointers, and the homes of
+// several paths.
 // hybrid_placement_test.cc has the base level before L0 compacts.
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 
@@ -123,6 +124,38 @@ TEST(DbStateTest, CompactionsResolvePointersOnceNotedPerColumnFamily) {
   state->NoteCompactionsResolvePointers(3);  // noted twice: still noted
   EXPECT_TRUE(state->CompactionsResolvePointers(3));
   EXPECT_TRUE(DbStateFor(dir.path() + "/")->CompactionsResolvePointers(3));
+}
+
+// Several paths: one state per home (the first path), reached from every
+// path; a path list only grows; a directory never belongs to two homes.
+TEST(DbStateTest, PathsShareTheirHomesStateAndBelongToOneHome) {
+  test::ScratchDir dir("db-state");
+  const std::string a = dir.Sub("a"), b = dir.Sub("b"), c = dir.Sub("c"),
+                    d = dir.Sub("d");
+  DbState* state = nullptr;
+  ASSERT_OK(DbStateForPaths({DbPath(a, 1), DbPath(b, 1)}, &state));
+  EXPECT_EQ(state->home(), a);
+  EXPECT_EQ(DbStateFor(a), state);
+  EXPECT_EQ(DbStateFor(b + "/"), state);
+  EXPECT_EQ(state->tracker().sst_dirs(), (std::vector<std::string>{a, b}));
+  DbState* again = nullptr;
+  ASSERT_OK(DbStateForPaths({DbPath(a, 1), DbPath(b, 1), DbPath(d, 1)},
+                            &again));
+  EXPECT_EQ(again, state);
+  EXPECT_EQ(state->tracker().sst_dirs(), (std::vector<std::string>{a, b, d}));
+  ASSERT_OK(DbStateForPaths({DbPath(a, 1)}, &again));  // a family of one path
+  EXPECT_EQ(again, state);
+
+  DbState* other = nullptr;
+  Status s = DbStateForPaths({DbPath(b, 1)}, &other);  // b is a's
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find(b), std::string::npos) << s.ToString();
+  s = DbStateForPaths({DbPath(c, 1), DbPath(a, 1)}, &other);  // a is a home
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  s = DbStateForPaths({DbPath(c, 1), DbPath(d, 1)}, &other);  // d is a's
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  ASSERT_OK(DbStateForPaths({DbPath(c, 1)}, &other));  // c alone is free
+  EXPECT_NE(other, state);
 }
 
 }  // namespace

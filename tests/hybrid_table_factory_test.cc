@@ -134,7 +134,7 @@ TEST(HybridTableFactoryTest, SstsWithPointersOpenOnlyInTheirDirectory) {
   Status s = cf.Open(b->path, &reader);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_NE(s.ToString().find(b->path), std::string::npos) << s.ToString();
-  EXPECT_NE(s.ToString().find("outside the column family's directory"),
+  EXPECT_NE(s.ToString().find("outside the column family's paths"),
             std::string::npos)
       << s.ToString();
   EXPECT_EQ(reader, nullptr);

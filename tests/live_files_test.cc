@@ -96,17 +96,21 @@ TEST_F(LiveFilesTest, FindsTheMediumFilesOfTheListedSstsAndTheSecret) {
   std::vector<LiveFileStorageInfo> rocksdb_files;
   ASSERT_OK(db_->GetLiveFilesStorageInfo(LiveFilesStorageInfoOptions(),
                                          &rocksdb_files));
-  HybridKVFiles listed;
+  std::vector<HybridKVFiles> listed;
   ASSERT_OK(FindHybridKVFiles(db_.get(), rocksdb_files, &listed));
-  EXPECT_EQ(listed.medium_numbers, std::set<uint64_t>{medium_sst_});
-  EXPECT_TRUE(listed.has_secret);
+  ASSERT_EQ(listed.size(), 1u);  // one home
+  EXPECT_EQ(listed[0].dir, dir_.path());
+  EXPECT_EQ(listed[0].medium_numbers, std::set<uint64_t>{medium_sst_});
+  EXPECT_TRUE(listed[0].has_secret);
   std::vector<LiveFileStorageInfo> no_ssts;
   for (const auto& f : rocksdb_files) {
     if (f.file_type != kTableFile) no_ssts.push_back(f);
   }
-  HybridKVFiles none;
+  std::vector<HybridKVFiles> none;
   ASSERT_OK(FindHybridKVFiles(db_.get(), no_ssts, &none));
-  EXPECT_TRUE(none.medium_numbers.empty());
+  ASSERT_EQ(none.size(), 1u);  // the default column family's home
+  EXPECT_TRUE(none[0].medium_numbers.empty());
+  EXPECT_TRUE(none[0].has_secret);
 }
 
 // A copy is never made without what its SSTs need: an SST that cannot be
@@ -179,10 +183,10 @@ TEST_F(LiveFilesTest, AppendedEntriesNameMediumFilesAndTheSecret) {
 // Every live SST's references, the same whether the tracker knows the DB
 // (this session wrote it) or not yet (just reopened, nothing flushed).
 TEST_F(LiveFilesTest, ReadLiveSstRefsListsEveryLiveSst) {
-  std::string dir;
+  std::vector<std::string> homes;
   std::map<uint64_t, MediumRefs> refs;
-  ASSERT_OK(ReadLiveSstRefs(db_.get(), &dir, &refs));
-  EXPECT_EQ(dir, dir_.path());
+  ASSERT_OK(ReadLiveSstRefs(db_.get(), &homes, &refs));
+  EXPECT_EQ(homes, std::vector<std::string>{dir_.path()});
   ASSERT_EQ(refs.size(), 2u);
   ASSERT_EQ(refs.at(medium_sst_).size(), 1u);
   EXPECT_EQ(refs.at(medium_sst_).at(medium_sst_).pointers,
@@ -193,7 +197,7 @@ TEST_F(LiveFilesTest, ReadLiveSstRefsListsEveryLiveSst) {
   ASSERT_NO_FATAL_FAILURE(Open());
   for (bool read_unknown : {false, true}) {
     std::map<uint64_t, MediumRefs> reopened;
-    ASSERT_OK(ReadLiveSstRefs(db_.get(), &dir, &reopened, read_unknown));
+    ASSERT_OK(ReadLiveSstRefs(db_.get(), &homes, &reopened, read_unknown));
     ASSERT_EQ(reopened.size(), 2u);
     EXPECT_EQ(reopened.at(medium_sst_).at(medium_sst_).pointers,
               uint64_t{kMediumKeys});
@@ -212,9 +216,9 @@ TEST_F(LiveFilesTest, ReadLiveSstRefsListsEveryLiveSst) {
   ASSERT_OK(OpenDB(options, empty_dir.path(), &raw));
   std::unique_ptr<DB> empty(raw);
   refs[1] = {};
-  ASSERT_OK(ReadLiveSstRefs(empty.get(), &dir, &refs));
+  ASSERT_OK(ReadLiveSstRefs(empty.get(), &homes, &refs));
   EXPECT_TRUE(refs.empty());
-  EXPECT_EQ(dir, empty_dir.path());
+  EXPECT_EQ(homes, std::vector<std::string>{empty_dir.path()});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
@@ -45,7 +46,8 @@ int DbCounters::LevelOf(const std::map<uint32_t, int>& levels, uint32_t cf) {
 }
 
 DbState::DbState(const std::string& dir)
-    : tracker_(new MediumFileTracker(dir, &medium_files)) {}
+    : home_(dir),
+      tracker_(new MediumFileTracker(dir, &medium_files)) {}
 
 DbState::~DbState() = default;
 
@@ -63,8 +65,22 @@ namespace {
 
 struct Registry {
   std::mutex mu;
-  std::map<std::string, std::unique_ptr<DbState>> states;
+  std::map<std::string, std::unique_ptr<DbState>> states;  // by home
+  std::set<std::string> registered_homes;  // by DbStateForPaths
+  std::map<std::string, std::string> homes_of_sst_dirs;  // later paths
 };
+
+// Call with registry.mu held.
+DbState* StateOfHomeLocked(Registry& registry, const std::string& key,
+                           const std::string& dir) {
+  auto& slot = registry.states[key];
+  if (slot == nullptr) {
+    // Files are named as the first caller spells the directory: the DB's
+    // file system may not know the local file system's real path.
+    slot = std::make_unique<DbState>(dir);
+  }
+  return slot.get();
+}
 
 Registry& GetRegistry() {
   static auto* registry = new Registry();
@@ -93,13 +109,44 @@ DbState* DbStateFor(const std::string& dir) {
   const std::string key = CanonicalDbDir(dir);
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
-  auto& slot = registry.states[key];
-  if (slot == nullptr) {
-    // Files are named as the first caller spells the directory: the DB's
-    // file system may not know the local file system's real path.
-    slot = std::make_unique<DbState>(dir);
+  auto home = registry.homes_of_sst_dirs.find(key);
+  if (home != registry.homes_of_sst_dirs.end()) {
+    return registry.states.at(home->second).get();
   }
-  return slot.get();
+  return StateOfHomeLocked(registry, key, dir);
+}
+
+Status DbStateForPaths(const std::vector<DbPath>& cf_paths, DbState** state) {
+  const std::string home = CanonicalDbDir(cf_paths.front().path);
+  std::vector<std::string> keys;
+  for (const DbPath& path : cf_paths) keys.push_back(CanonicalDbDir(path.path));
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto other = registry.homes_of_sst_dirs.find(keys[i]);
+    const bool later_elsewhere =
+        other != registry.homes_of_sst_dirs.end() && other->second != home;
+    const bool home_elsewhere =
+        keys[i] != home && registry.registered_homes.count(keys[i]) != 0;
+    if ((i == 0 && other != registry.homes_of_sst_dirs.end()) ||
+        later_elsewhere || home_elsewhere) {
+      return Status::NotSupported(
+          "HybridKV: directory " + cf_paths[i].path +
+          " is the first path of one column family and a later path of "
+          "another: a column family's medium files and secret live in its "
+          "first path, and each directory belongs to one. Give column "
+          "families that share a directory the same first path (a process "
+          "that opened a DB with other paths must restart first).");
+    }
+  }
+  *state = StateOfHomeLocked(registry, home, cf_paths.front().path);
+  registry.registered_homes.insert(home);
+  for (size_t i = 1; i < keys.size(); ++i) {
+    if (keys[i] == home) continue;
+    registry.homes_of_sst_dirs.emplace(keys[i], home);
+    (*state)->tracker().AddSstDir(cf_paths[i].path);
+  }
+  return Status::OK();
 }
 
 }  // namespace hybridkv

@@ -8,11 +8,12 @@
 //
 // May depend on: blob/medium/, blob/io/, RocksDB. Not on table/ or plugin/.
 //
-// Everything HybridKV keeps per DB, in one object per DB directory (the
-// directory of its SSTs and medium files), process-wide: the counters that
+// Everything HybridKV keeps per DB, in one object per home directory (the
+// first of a column family's cf_paths, where its flushes write SSTs and
+// medium files, and where its secret lives), process-wide: the counters that
 // GetStatistics reports, the open medium files, the DB secret and the
-// medium-file tracker. Builders, readers and the listener reach a DB's state
-// through DbStateFor.
+// medium-file tracker. Builders and readers reach it through
+// DbStateForPaths, the listener through DbStateFor of an SST's directory.
 #pragma once
 
 #include <atomic>
@@ -22,9 +23,12 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/medium/siphash.h"
+#include "rocksdb/options.h"
+#include "rocksdb/status.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -90,6 +94,9 @@ class DbState {
   explicit DbState(const std::string& dir);
   ~DbState();
 
+  // The directory of its medium files and secret, as first spelled.
+  const std::string& home() const { return home_; }
+
   DbCounters counters;
   MediumFileCache medium_files;
 
@@ -110,15 +117,25 @@ class DbState {
   bool CompactionsResolvePointers(uint32_t cf);
 
  private:
+  const std::string home_;
   std::mutex resolving_mu_;
   std::set<uint32_t> resolving_cfs_;
   const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
 };
 
-// The state of the DB whose SSTs live in `dir`. Never null; lives for the
-// process. Every spelling of one directory ("db", "./db/", a symlink to it)
-// names one state, so that all DB sessions of one DB in the process (a
-// primary, read-only instances, secondaries) see each other's holds.
+// The state of the column family whose SSTs live in `cf_paths` (RocksDB's,
+// sanitized: never empty), homed in the first. Registers the others as
+// directories of its SSTs. Fails when a directory would belong to two homes:
+// the first path of one column family and a later path of another (or of a
+// DB opened before in this process).
+Status DbStateForPaths(const std::vector<DbPath>& cf_paths, DbState** state);
+
+// The state of the DB whose SSTs live in `dir`: a home, or a directory
+// DbStateForPaths registered; any other directory is taken for a home. Never
+// null; lives for the process. Every spelling of one directory ("db",
+// "./db/", a symlink to it) names one state, so that all DB sessions of one
+// DB in the process (a primary, read-only instances, secondaries) see each
+// other's holds.
 DbState* DbStateFor(const std::string& dir);
 
 // The absolute, symlink-free spelling of `dir` that DbStateFor keys by.

@@ -157,6 +157,23 @@ void MediumFileTracker::MediumFileWritten(const std::string& path) {
   if (number != 0) AccountLocked(number);
 }
 
+void MediumFileTracker::AddSstDir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (dir == dir_ || std::find(extra_sst_dirs_.begin(), extra_sst_dirs_.end(),
+                               dir) != extra_sst_dirs_.end()) {
+    return;
+  }
+  extra_sst_dirs_.push_back(dir);
+  if (seeded_ || seeding_) InvalidateSeedingLocked();
+}
+
+std::vector<std::string> MediumFileTracker::sst_dirs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> dirs{dir_};
+  dirs.insert(dirs.end(), extra_sst_dirs_.begin(), extra_sst_dirs_.end());
+  return dirs;
+}
+
 void MediumFileTracker::Forget() {
   std::lock_guard<std::mutex> lock(mu_);
   ForgetLocked();
@@ -395,6 +412,7 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
                                      bool in_recovery) {
   std::shared_ptr<FileSystem> fs;
   std::set<uint64_t> known;
+  std::vector<std::string> dirs{dir_};
   std::string manifest;
   uint64_t epoch = 0;
   {
@@ -418,12 +436,13 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     orphaned_while_seeding_.clear();
     fs = FileSystemLocked();
     for (const auto& [number, entry] : sst_refs_) known.insert(number);
+    dirs.insert(dirs.end(), extra_sst_dirs_.begin(), extra_sst_dirs_.end());
   }
   // Reading every SST's properties takes a device read or more per SST, so
   // it runs without the lock: builders and events go on meanwhile, and what
   // they change is reconciled below.
   SeedScan scan;
-  Status s = ScanDirectory(fs, known, &scan);
+  Status s = ScanDirectories(fs, dirs, known, &scan);
   std::vector<DeadRuns> dead;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -440,38 +459,42 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
   Punch(std::move(dead));
 }
 
-Status MediumFileTracker::ScanDirectory(const std::shared_ptr<FileSystem>& fs,
-                                        const std::set<uint64_t>& known,
-                                        SeedScan* scan) const {
-  std::vector<std::string> children;
-  IOStatus io = fs->GetChildren(dir_, IOOptions(), &children, nullptr);
-  if (!io.ok()) {
-    return io;
-  }
+Status MediumFileTracker::ScanDirectories(
+    const std::shared_ptr<FileSystem>& fs,
+    const std::vector<std::string>& sst_dirs, const std::set<uint64_t>& known,
+    SeedScan* scan) const {
   std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>>
       found;
-  for (const std::string& name : children) {
-    if (const uint64_t medium = MediumNumberOf(name)) {
-      scan->mediums.push_back(medium);
-      continue;
+  for (const std::string& dir : sst_dirs) {
+    std::vector<std::string> children;
+    IOStatus io = fs->GetChildren(dir, IOOptions(), &children, nullptr);
+    if (!io.ok()) {
+      return io;
     }
-    const uint64_t number = SstNumberOf(name);
-    if (number == 0 || known.count(number) != 0) {
-      continue;
+    for (const std::string& name : children) {
+      if (const uint64_t medium = MediumNumberOf(name)) {
+        // Flushes write medium files in the home only.
+        if (dir == dir_) scan->mediums.push_back(medium);
+        continue;
+      }
+      const uint64_t number = SstNumberOf(name);
+      if (number == 0 || known.count(number) != 0) {
+        continue;
+      }
+      const std::string path = dir + "/" + name;
+      std::unique_ptr<TableProperties> props;
+      Status s = ReadSstProperties(fs, path, &props);
+      if (s.IsPathNotFound() || s.IsNotFound()) {
+        continue;  // deleted since the listing
+      }
+      if (!s.ok()) {
+        // Fine only if it is being written: its builder and
+        // OnTableFileCreated will report it.
+        scan->unreadable.emplace_back(number, s);
+        continue;
+      }
+      found.emplace(number, std::make_pair(path, std::move(props)));
     }
-    const std::string path = dir_ + "/" + name;
-    std::unique_ptr<TableProperties> props;
-    Status s = ReadSstProperties(fs, path, &props);
-    if (s.IsPathNotFound() || s.IsNotFound()) {
-      continue;  // deleted since the listing
-    }
-    if (!s.ok()) {
-      // Fine only if it is being written: its builder and
-      // OnTableFileCreated will report it.
-      scan->unreadable.emplace_back(number, s);
-      continue;
-    }
-    found.emplace(number, std::make_pair(path, std::move(props)));
   }
   for (auto& [number, entry] : found) {
     const auto& [path, props] = entry;
@@ -539,7 +562,7 @@ bool MediumFileTracker::KnownRefs(const std::string& db_dir,
   if (!seeded_ || CurrentManifestLocked(db_dir) != seeded_manifest_) {
     return false;
   }
-  *refs = sst_refs_;
+  refs->insert(sst_refs_.begin(), sst_refs_.end());
   return true;
 }
 

@@ -42,8 +42,9 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// One DB directory's medium files and the SSTs that reference them.
-// Thread-safe.
+// One column family home's medium files (the first of its cf_paths, where
+// flushes write) and the SSTs that reference them, in the home and in the
+// column family's other paths. Thread-safe.
 class MediumFileTracker {
  public:
   // `open_files`: the DB's open medium files, from which deleted files are
@@ -63,6 +64,12 @@ class MediumFileTracker {
       const std::shared_ptr<FileSystem>& fs,
       const std::shared_ptr<SstFileManager>& sst_file_manager);
   std::shared_ptr<FileSystem> file_system() const;
+
+  // SSTs may also live in `dir` (a later entry of cf_paths or db_paths).
+  // Idempotent. A directory new after seeding makes the next event seed
+  // again, freeing nothing meanwhile: its SSTs' references were not counted.
+  void AddSstDir(const std::string& dir);
+  std::vector<std::string> sst_dirs() const;
 
   // A builder of DB session `session_id` is writing SST `sst_number` and
   // perhaps medium file `sst_number`: until BuildFinished, seeding must not
@@ -115,9 +122,10 @@ class MediumFileTracker {
   // files were replaced while no DB had it open (a restore, DestroyDB).
   void Forget();
 
-  // The references of every registered SST, by SST number, when they are of
-  // the DB as it is now: seeded, and CURRENT in `db_dir` names the MANIFEST it
-  // named at seeding. False otherwise: read the SSTs themselves.
+  // Adds to `refs` the references of every registered SST, by SST number,
+  // when they are of the DB as it is now: seeded, and CURRENT in `db_dir`
+  // names the MANIFEST it named at seeding. False otherwise: read the SSTs
+  // themselves.
   bool KnownRefs(const std::string& db_dir,
                  std::map<uint64_t, MediumRefs>* refs) const;
 
@@ -146,9 +154,12 @@ class MediumFileTracker {
     std::vector<uint64_t> mediums;        // medium files listed
     std::vector<std::pair<uint64_t, Status>> unreadable;  // SSTs
   };
-  // Lists the directory and reads the SSTs not in `known`.
-  Status ScanDirectory(const std::shared_ptr<FileSystem>& fs,
-                       const std::set<uint64_t>& known, SeedScan* scan) const;
+  // Lists the home's medium files and the SSTs of every directory in
+  // `sst_dirs`, and reads those not in `known`.
+  Status ScanDirectories(const std::shared_ptr<FileSystem>& fs,
+                         const std::vector<std::string>& sst_dirs,
+                         const std::set<uint64_t>& known,
+                         SeedScan* scan) const;
   // Registers what `scan` found, less what events changed since it began;
   // then deletes the medium files nothing references and lists in `*dead`
   // the runs nothing points into. False, with nothing changed, when an SST
@@ -192,6 +203,7 @@ class MediumFileTracker {
   const std::string dir_;
   MediumFileCache* const open_files_;
   mutable std::mutex mu_;
+  std::vector<std::string> extra_sst_dirs_;  // besides dir_
   std::shared_ptr<FileSystem> fs_;
   std::weak_ptr<SstFileManager> sst_file_manager_;
 

@@ -434,9 +434,9 @@ Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
       "the MANIFEST is intact: the medium file is what is missing.");
 }
 
-std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
+std::vector<std::string> MediumFileDirs(const std::string& home,
                                         const ImmutableOptions& ioptions) {
-  std::vector<std::string> dirs{sst_dir};
+  std::vector<std::string> dirs{home};
   for (const auto* paths : {&ioptions.cf_paths, &ioptions.db_paths}) {
     for (const DbPath& p : *paths) {
       if (std::find(dirs.begin(), dirs.end(), p.path) == dirs.end()) {

@@ -238,8 +238,9 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
                         std::unique_ptr<MediumFileReader>* reader,
                         const IOOptions& io = IOOptions());
 
-// Directories where a column family's SSTs, and so its medium files, may live.
-std::vector<std::string> MediumFileDirs(const std::string& sst_dir,
+// Directories where a column family's medium files are looked for: its home
+// (the first of its cf_paths, where flushes write them) first.
+std::vector<std::string> MediumFileDirs(const std::string& home,
                                         const ImmutableOptions& ioptions);
 
 }  // namespace hybridkv
