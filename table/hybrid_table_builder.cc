@@ -111,9 +111,16 @@ HybridTableBuilder::HybridTableBuilder(
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  tracker_ = &state_->tracker();
-  tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
-  tracker_->BuildStarted(file_number_, tbo.db_session_id);
+  // A remote compaction's worker (DB::OpenAndCompact) writes its outputs
+  // outside the column family's paths, numbered by the worker; the primary
+  // counts their references once it installs them (HybridKVListener). The
+  // tracker is the primary's, even in the primary's process.
+  if (tbo.ioptions.cf_paths.empty() ||
+      IsOneOfPaths(DirName(file->file_name()), tbo.ioptions.cf_paths)) {
+    tracker_ = &state_->tracker();
+    tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
+    tracker_->BuildStarted(file_number_, tbo.db_session_id);
+  }
   // Flushes MAC the pointers they write with the DB secret, created on first
   // use. Compactions copy pointers as their input tables stored them.
   if (mode_ == Mode::kExtract && status_.ok()) {

@@ -263,16 +263,15 @@ Status ValidateSupported(const DBOptions& db_opts,
         "kVerifyIteration out of verify_output_flags (kVerifyBlockChecksum "
         "and kVerifyFileChecksum work).");
   }
-  if (db_opts.compaction_service != nullptr) {
-    // A remote compaction writes its outputs in another directory, where the
-    // builder finds no DB secret (so pointers would be copied as plain
-    // values), and the primary installs them by renaming, with no table-file
-    // event for the listener (so their references would never be counted).
+  if (db_opts.compaction_service != nullptr && cf_opts.enable_blob_files) {
+    // RocksDB installs no blob file a remote compaction writes (its output
+    // list has no blob files): the worker's would be lost.
     return Status::NotSupported(
         "HybridTable does not support compaction_service (remote "
-        "compaction) yet: remote outputs would carry medium pointers as plain "
-        "values and their references would not be tracked. Unset "
-        "compaction_service.");
+        "compaction) with the large class on (enable_blob_files=true): "
+        "RocksDB does not install the blob files a remote compaction writes. "
+        "Set enable_blob_files=false (HybridOptions::enable_blob_files), or "
+        "unset compaction_service.");
   }
   return Status::OK();
 }
@@ -478,14 +477,6 @@ bool HoldsNoPointers(const std::shared_ptr<FileSystem>& fs,
   return ScanMediumRefs(fs, sst_path, &refs).ok() && refs.empty();
 }
 
-bool IsOneOf(const std::string& dir, const std::vector<DbPath>& paths) {
-  const std::string key = CanonicalDbDir(dir);
-  for (const DbPath& path : paths) {
-    if (CanonicalDbDir(path.path) == key) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Status HybridTableFactory::NewTableReader(
@@ -549,7 +540,7 @@ Status HybridTableFactory::NewTableReader(
   // their readers, so they could be freed under it. (Standalone readers,
   // such as SstFileReader, have no column family paths.)
   if (reader->has_medium_refs() && !io.cf_paths.empty() &&
-      !IsOneOf(dir, io.cf_paths) && !HoldsNoPointers(fs, sst_path, *reader)) {
+      !IsOneOfPaths(dir, io.cf_paths) && !HoldsNoPointers(fs, sst_path, *reader)) {
     return Status::NotSupported(
         "HybridKV: " + sst_path +
         " holds medium pointers and is outside the column family's paths "
@@ -558,6 +549,15 @@ Status HybridTableFactory::NewTableReader(
         "): importing or ingesting such an SST is not supported, even into the "
         "DB that wrote it (its medium files would not count it as a reader). "
         "Copy the data with an iterator and writes instead.");
+  }
+  // A remote compaction's outputs (DB::OpenAndCompact) are installed with no
+  // table-file event for HybridKVListener. The primary opens each to verify
+  // it before installing it, so before any input can be deleted: they are
+  // counted here. (The worker runs with no compaction_service.)
+  const TableProperties* props = reader->GetTableProperties().get();
+  if (io.compaction_service != nullptr && props != nullptr &&
+      IsOneOfPaths(dir, io.cf_paths)) {
+    state->tracker().AddSst(SstNumberOf(sst_path), sst_path, *props);
   }
   s = reader->HoldMediumFiles(sst_path);
   if (s.ok()) *table_reader = std::move(reader);

@@ -438,6 +438,10 @@ TEST(OptionsTest, HybridOptionsRoundTripAndValidate) {
                                                ColumnFamilyOptions(remote));
     EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
     EXPECT_NE(st.ToString().find("compaction_service"), std::string::npos);
+    EXPECT_NE(st.ToString().find("enable_blob_files"), std::string::npos);
+    remote.enable_blob_files = false;  // the large class off: supported
+    EXPECT_OK(remote.table_factory->ValidateOptions(
+        DBOptions(remote), ColumnFamilyOptions(remote)));
   }
   // A min_blob_size that overlaps the medium band, set by hand.
   Options options;

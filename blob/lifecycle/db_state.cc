@@ -105,6 +105,14 @@ std::string CanonicalDbDir(const std::string& dir) {
   return out;
 }
 
+bool IsOneOfPaths(const std::string& dir, const std::vector<DbPath>& paths) {
+  const std::string key = CanonicalDbDir(dir);
+  for (const DbPath& path : paths) {
+    if (CanonicalDbDir(path.path) == key) return true;
+  }
+  return false;
+}
+
 DbState* DbStateFor(const std::string& dir) {
   const std::string key = CanonicalDbDir(dir);
   Registry& registry = GetRegistry();

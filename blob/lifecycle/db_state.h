@@ -141,5 +141,8 @@ DbState* DbStateFor(const std::string& dir);
 // The absolute, symlink-free spelling of `dir` that DbStateFor keys by.
 std::string CanonicalDbDir(const std::string& dir);
 
+// Whether `dir` is one of `paths`, however either is spelled.
+bool IsOneOfPaths(const std::string& dir, const std::vector<DbPath>& paths);
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -426,6 +426,13 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     }
     if (seeded_ && manifest != seeded_manifest_) {
       ForgetSstsLocked();  // the DB was opened again since: learn it again
+      // Medium files of finished builds are no longer this session's: their
+      // SSTs are on disk for the seeding to read, or failed. A session whose
+      // compactions all run remotely builds nothing here, so no BuildStarted
+      // of a new session forgets them.
+      for (auto it = written_here_.begin(); it != written_here_.end();) {
+        it = building_.count(*it) != 0 ? std::next(it) : written_here_.erase(it);
+      }
     }
     if (seeded_ || seeding_) {
       return;  // a seeding on another thread finishes what this one would
