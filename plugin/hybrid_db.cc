@@ -8,6 +8,7 @@
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/follower_file_system.h"
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/live_files.h"
@@ -145,6 +146,35 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
   if (s.ok()) {
     fs->Enable();
     *dbptr = new HybridDB(std::shared_ptr<DB>(db, [env](DB* owned) {
+      delete owned;  // before the Env it reads through
+    }));
+  }
+  return s;
+}
+
+Status OpenAsFollower(const Options& options, const std::string& name,
+                      const std::string& leader_path, StackableDB** dbptr) {
+  *dbptr = nullptr;
+  if (options.enable_blob_files) {
+    return Status::NotSupported(
+        "HybridKV: a follower cannot follow " + leader_path +
+        " with enable_blob_files=true: RocksDB's follower does not serve blob "
+        "files (OnDemandFileSystem). Turn the large class off "
+        "(HybridOptions::enable_blob_files=false), or follow with a copy.");
+  }
+  // Beneath RocksDB's OnDemandFileSystem, which serves only the leader's
+  // table files (see FollowerFileSystem); the Env must outlive the DB.
+  Env* base_env = options.env != nullptr ? options.env : Env::Default();
+  auto fs = std::make_shared<FollowerFileSystem>(base_env->GetFileSystem(),
+                                                 name, leader_path);
+  std::shared_ptr<Env> env =
+      std::make_shared<CompositeEnvWrapper>(base_env, fs);
+  Options with_env = options;
+  with_env.env = env.get();
+  std::unique_ptr<DB> db;
+  Status s = DB::OpenAsFollower(with_env, name, leader_path, &db);
+  if (s.ok()) {
+    *dbptr = new HybridDB(std::shared_ptr<DB>(db.release(), [env](DB* owned) {
       delete owned;  // before the Env it reads through
     }));
   }

@@ -13,6 +13,7 @@
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
+#include "plugin/hybridkv/blob/lifecycle/follower_file_system.h"
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
@@ -495,8 +496,9 @@ Status HybridTableFactory::NewTableReader(
   }
   const ImmutableOptions& io = table_reader_options.ioptions;
   // A secondary's file system reports vanished tables differently for
-  // RocksDB's sake; HybridKV's own reads and punches use the one beneath.
-  const std::shared_ptr<FileSystem>& fs = UnwrapSecondary(io.fs);
+  // RocksDB's sake, and a follower's serves only table files; HybridKV's own
+  // reads and punches use the one beneath.
+  const std::shared_ptr<FileSystem> fs = UnwrapFollower(UnwrapSecondary(io.fs));
   MediumReadContext context;
   context.fs = fs;
   // Medium files are in the column family's home, the first of its paths.

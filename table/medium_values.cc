@@ -206,8 +206,8 @@ Status TableMediumValues::HoldMediumFiles(const std::string& sst_path) {
           "HybridKV: the DB's file system cannot read medium file " +
           std::to_string(number) + ".medium (" + s.ToString() +
           "). DB::OpenAsFollower's OnDemandFileSystem serves only table "
-          "files, so a follower cannot read a HybridKV DB's medium values; "
-          "follow it with a secondary instance (DB::OpenAsSecondary) instead.");
+          "files, so a follower opened with it cannot read a HybridKV DB's "
+          "medium values: open it with hybridkv::OpenAsFollower instead.");
     }
     if (!s.ok()) {
       if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {

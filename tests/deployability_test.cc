@@ -18,6 +18,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <chrono>
 #include <thread>
 
 #include "file/file_util.h"
@@ -899,9 +900,6 @@ TEST(DeployabilityTest, ConvertToStockDBLeavesADbStockRocksDBReads) {
   EXPECT_EQ(value, ValueOf("unflushed"));
 }
 
-// DB::OpenAsFollower: RocksDB's OnDemandFileSystem serves random reads only
-// for table files, so a follower cannot read medium files; it is refused at
-// open, saying why and what to use instead.
 // FIFO compaction never rewrites an SST, so pointers cannot be written back
 // inline: ConvertToStockDB refuses, naming why, and leaves the DB as it was
 // (it once counted pointers only once the tracker had seeded, found none,
@@ -929,21 +927,83 @@ TEST(DeployabilityTest, ConvertToStockDBRefusesFifoAndKeepsTheData) {
   VerifyCopy(db.get(), 2000);
 }
 
-TEST(DeployabilityTest, FollowerIsRefusedAtOpenSayingWhy) {
+// A follower (hybridkv::OpenAsFollower) reads the leader's medium values
+// through links of its own: its Version reads them after the leader freed
+// them, it catches up with the leader, and closing it leaves the leader's
+// files alone. RocksDB's own DB::OpenAsFollower, which serves only table
+// files, is refused at open naming the one to use; with the large class on
+// (blob files, which followers do not serve), hybridkv::OpenAsFollower is.
+TEST(DeployabilityTest, FollowerReadsTheLeadersMediumValuesThroughItsLinks) {
   test::ScratchDir dir("follower");
+  const std::string leader_dir = dir.Sub("leader");
+  const std::string follower_dir = dir.Sub("follower");
   Options options = test::SmallLsmOptions();
-  options.enable_blob_files = false;  // as stock BlobDB, which fails anyway
-  auto leader = OpenRaw(options, dir.Sub("leader"));
+  options.enable_blob_files = false;
+  options.follower_refresh_catchup_period_ms = 50;
+  auto leader = OpenRaw(options, leader_dir);
   LoadBase(leader.get(), 2000);
-  ASSERT_FALSE(test::FilesWithSuffix(dir.Sub("leader"), ".medium").empty());
-  Options follower_options = options;
-  follower_options.env = Env::Default();
-  std::unique_ptr<DB> follower;
-  Status s = DB::OpenAsFollower(follower_options, dir.Sub("follower"),
-                                dir.Sub("leader"), &follower);
+  const auto leader_mediums = test::FilesWithSuffix(leader_dir, ".medium");
+  ASSERT_FALSE(leader_mediums.empty());
+
+  Options stock_options = options;
+  std::unique_ptr<DB> stock;
+  Status s = DB::OpenAsFollower(stock_options, dir.Sub("stock-follower"),
+                                leader_dir, &stock);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
-  EXPECT_NE(s.ToString().find("DB::OpenAsSecondary"), std::string::npos)
+  EXPECT_NE(s.ToString().find("hybridkv::OpenAsFollower"), std::string::npos)
       << s.ToString();
+
+  StackableDB* raw = nullptr;
+  ASSERT_OK(OpenAsFollower(options, follower_dir, leader_dir, &raw));
+  std::unique_ptr<StackableDB> follower(raw);
+  VerifyCopy(follower.get(), 2000);
+  EXPECT_FALSE(test::FilesWithSuffix(follower_dir, ".medium").empty());
+
+  // The leader writes every value back inline and deletes its medium files;
+  // the follower, before (an iterator keeps its Version) and after it catches
+  // up, reads every value.
+  std::unique_ptr<Iterator> old(follower->NewIterator(ReadOptions()));
+  CompactRangeOptions cro;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  ASSERT_OK(leader->CompactRange(cro, nullptr, nullptr));
+  ASSERT_OK(leader->WaitForCompact(WaitForCompactOptions()));
+  ASSERT_TRUE(test::FilesWithSuffix(leader_dir, ".medium").empty());
+  int seen = 0;
+  for (old->SeekToFirst(); old->Valid(); old->Next(), ++seen) {
+    ASSERT_EQ(old->value().ToString(), ValueOf(old->key().ToString()));
+  }
+  ASSERT_OK(old->status());
+  EXPECT_EQ(seen, 2000);
+  old.reset();
+  VerifyCopy(follower.get(), 2000);
+  ASSERT_OK(leader->Put(WriteOptions(), "after", ValueOf("after")));
+  ASSERT_OK(leader->Flush(FlushOptions()));
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::string value;
+  while (!follower->Get(ReadOptions(), "after", &value).ok()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+        << "the follower did not catch up";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(value, ValueOf("after"));
+  VerifyCopy(follower.get(), 2000);
+
+  // New medium files of the leader, kept in L0: the follower's links go with
+  // it, the leader's files stay.
+  ASSERT_OK(leader->SetOptions({{"disable_auto_compactions", "true"}}));
+  LoadBase(leader.get(), 2000);
+  const auto before_close = test::FilesWithSuffix(leader_dir, ".medium");
+  ASSERT_FALSE(before_close.empty());
+  VerifyCopy(follower.get(), 2000);
+  follower.reset();
+  EXPECT_EQ(test::FilesWithSuffix(leader_dir, ".medium"), before_close);
+  VerifyCopy(leader.get(), 2000);
+
+  options.enable_blob_files = true;
+  s = OpenAsFollower(options, dir.Sub("blob-follower"), leader_dir, &raw);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("enable_blob_files"), std::string::npos);
 }
 
 // SSTs that hold pointers, moved into another DB without their medium files

@@ -196,6 +196,14 @@ Status Open(const DBOptions& db_options, const std::string& name,
 // does not support secondaries (facebook/rocksdb#13296).
 Status OpenAsSecondary(const Options& options, const std::string& name,
                        const std::string& secondary_path, StackableDB** dbptr);
+// DB::OpenAsFollower (RocksDB 9.2+) of the leader in `leader_path`, returning
+// the handle. The follower links the leader's medium files into its own
+// directory as RocksDB links its SSTs, so they stay readable after the leader
+// deletes them and the leader does not punch them meanwhile; it deletes only
+// its own links and never punches the leader's bytes. Refused (NotSupported)
+// with enable_blob_files: RocksDB's follower does not serve blob files.
+Status OpenAsFollower(const Options& options, const std::string& name,
+                      const std::string& leader_path, StackableDB** dbptr);
 // A handle over `db`, opened otherwise (read-only, a TransactionDB, an
 // OptimisticTransactionDB): `db` stays the caller's and must outlive it. A
 // TransactionDB can also sit on top of the handle of Open
