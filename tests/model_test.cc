@@ -72,6 +72,9 @@ struct ModelConfig {
   // last level holds about four times this: the auto configuration lowers it
   // so that its switch happens within the run.
   uint64_t level_base = 64 << 10;
+  // Two db_paths: flushes and medium files in a small first one, larger
+  // levels' SSTs in the second.
+  bool two_paths = false;
 };
 
 std::ostream& operator<<(std::ostream& os, const ModelConfig& c) {
@@ -158,7 +161,11 @@ class StoredPointerCollectorFactory : public TablePropertiesCollectorFactory {
 class ModelRun {
  public:
   ModelRun(const ModelConfig& config, uint64_t seed, const std::string& path)
-      : config_(config), seed_(seed), rng_(seed), path_(path) {}
+      : config_(config),
+        seed_(seed),
+        rng_(seed),
+        path_(path),
+        medium_dir_(config.two_paths ? path + "/first" : path) {}
 
   ~ModelRun() { CloseDb(); }
 
@@ -216,6 +223,10 @@ class ModelRun {
     }
     options.table_properties_collector_factories.push_back(
         std::make_shared<StoredPointerCollectorFactory>(stored_pointers_));
+    if (config_.two_paths) {
+      options.db_paths = {DbPath(medium_dir_, config_.level_base / 2),
+                          DbPath(path_ + "/second", uint64_t{1} << 40)};
+    }
     return options;
   }
 
@@ -723,12 +734,17 @@ class ModelRun {
     // file, and rightly delete it, between the two reads.
     Check(db_->PauseBackgroundWork(), "PauseBackgroundWork");
     auto referenced = ReferencedMediumFiles();
-    auto on_disk = test::MediumFileNumbers(path_);
+    auto on_disk = test::MediumFileNumbers(medium_dir_);
     Check(db_->ContinueBackgroundWork(), "ContinueBackgroundWork");
     for (uint64_t m : referenced) {
       if (on_disk.count(m) == 0) {
         Fail("medium file " + std::to_string(m) + " is referenced but missing");
       }
+    }
+    if (config_.two_paths &&
+        test::FilesWithSuffix(path_ + "/second", ".sst").empty()) {
+      Fail("no SST in the second path: the run tested one path; lower the "
+           "first path's target size");
     }
     CompactRangeOptions cro;
     cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
@@ -740,7 +756,7 @@ class ModelRun {
     for (int tries = 0; tries < 100; ++tries) {
       referenced = ReferencedMediumFiles();
       orphans.clear();
-      for (uint64_t m : test::MediumFileNumbers(path_)) {
+      for (uint64_t m : test::MediumFileNumbers(medium_dir_)) {
         if (referenced.count(m) == 0) orphans.insert(m);
       }
       if (orphans.empty()) break;
@@ -778,6 +794,7 @@ class ModelRun {
   const uint64_t seed_;
   std::mt19937_64 rng_;
   const std::string path_;
+  const std::string medium_dir_;  // the first path: flushes and medium files
   std::unique_ptr<DB> db_;
   Model model_;
   std::vector<std::pair<const Snapshot*, Model>> snapshots_;
@@ -886,7 +903,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The default, merge_level=auto: it moves from -1 to -2 as the LSM
         // deepens during the run.
         ModelConfig{"auto_size_gc", kAutoMergeLevel, ClassifyBy::kSize,
-                    ModelConfig::kGcByGarbage, 16, true, false, 16 << 10}),
+                    ModelConfig::kGcByGarbage, 16, true, false, 16 << 10},
+        ModelConfig{"mlm1_size_gc_two_paths", -1, ClassifyBy::kSize,
+                    ModelConfig::kGcByGarbage, 16, true, false, 64 << 10,
+                    true}),
     [](const testing::TestParamInfo<ModelConfig>& p) {
       return std::string(p.param.name);
     });
