@@ -40,17 +40,6 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Polls `done` until it holds or 10 seconds pass.
-bool Eventually(const std::function<bool()>& done) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 Options MakeOptions() {
   Options options;
   options.create_if_missing = true;
@@ -93,7 +82,7 @@ TEST(LifecycleTest, MediumFilesGoOnceNothingReferencesThem) {
   Write(db.get(), 1000, 2);
   ASSERT_EQ(MediumFiles(dir.path()), 2u);
   FullCompaction(db.get());  // everything inline at the merge level
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }))
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 0; }))
       << MediumFiles(dir.path()) << " medium files left";
   std::string v;
   ASSERT_OK(db->Get(ReadOptions(), Key(7), &v));
@@ -153,7 +142,7 @@ void ReopenAfterAnotherProcessChangedTheDb(bool own_sst_dir) {
   auto db = Open(options_for(sst_path), db_path);
   ASSERT_NE(db, nullptr);
   for (const std::string& sst : inputs) {
-    EXPECT_TRUE(Eventually([&] {
+    EXPECT_TRUE(test::Eventually([&] {
       return !Env::Default()->FileExists(sst_path + "/" + sst).ok();
     })) << sst
         << " was not deleted as obsolete";
@@ -253,7 +242,7 @@ TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {
   Write(db.get(), 1000, 2);
   FullCompaction(db.get());
   // The second flush's file is unreferenced now; the first one is still pinned.
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 1; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 1; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ASSERT_EQ(MediumFiles(dir.path()), 1u);
   int n = 0;
@@ -264,7 +253,7 @@ TEST(LifecycleTest, OpenIteratorKeepsMediumFilesAlive) {
   ASSERT_OK(it->status());
   EXPECT_EQ(n, 1000);
   it.reset();
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 0; }));
 }
 
 // Writes `keys` medium values into a DB at `dir`, plants a crash leftover,
@@ -282,7 +271,7 @@ void CheckReconciliation(const Options& options, const test::ScratchDir& dir,
   { std::ofstream(dir.Sub("999999.medium")) << "left over by a crash"; }
   auto db = Open(options, dir.path());
   Write(db.get(), 10, 2);  // any event lets the listener reconcile
-  EXPECT_TRUE(Eventually([&] {
+  EXPECT_TRUE(test::Eventually([&] {
     return MediumFiles(dir.path()) == 2;  // live + new flush
   }));
   auto now = test::FilesWithSuffix(dir.path(), ".medium");
@@ -305,7 +294,7 @@ TEST(LifecycleTest, TwoDbsInOneProcessKeepTheirOwnState) {
   Write(db_a.get(), 500, 1);
   Write(db_b.get(), 500, 1);
   FullCompaction(db_a.get());
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(a.path()) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(a.path()) == 0; }));
   EXPECT_EQ(MediumFiles(b.path()), 1u);  // untouched
   std::string v;
   ASSERT_OK(db_b->Get(ReadOptions(), Key(3), &v));
@@ -323,7 +312,7 @@ TEST(LifecycleTest, CheckpointHoldsMediumFilesAndSecret) {
   // The source goes on: compacting it deletes its medium files, not the
   // checkpoint's.
   FullCompaction(db.get());
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 0; }));
   EXPECT_EQ(MediumFiles(checkpoint), 2u);
   auto copy = Open(options, checkpoint);
   for (int i = 0; i < 1000; ++i) {
@@ -336,7 +325,7 @@ TEST(LifecycleTest, CheckpointHoldsMediumFilesAndSecret) {
   std::string v;
   ASSERT_OK(copy->Get(ReadOptions(), Key(700), &v));
   EXPECT_EQ(v, Medium(700, 1));
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(checkpoint) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(checkpoint) == 0; }));
 }
 
 TEST(LifecycleTest, DestroyDbRemovesMediumFilesAndSecret) {
@@ -406,7 +395,7 @@ TEST(LifecycleTest, SequentialLoadReadsBackAndCompactsInline) {
   }
   FullCompaction(db.get());
   EXPECT_EQ(PointersAtOrBelow(db.get(), 0), 0u);
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }))
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 0; }))
       << MediumFiles(dir.path()) << " medium files left";
   for (int i = 0; i < kKeys; i += 97) {
     std::string v;
@@ -515,7 +504,7 @@ TEST(LifecycleTest, WithoutListenerFilesWaitForTheNextOpen) {
   }
   auto db = Open(MakeOptions(), dir.path());
   Write(db.get(), 10, 3);  // the listener's first event reconciles
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 1; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 1; }));
   std::string v;
   ASSERT_OK(db->Get(ReadOptions(), Key(900), &v));
   EXPECT_EQ(v, Medium(900, 2));
@@ -570,7 +559,7 @@ TEST(LifecycleTest, CrashBetweenMediumWriteAndFlushCommit) {
 
   auto db = Open(MakeOptions(), dir.path());
   ASSERT_OK(db->Flush(FlushOptions()));  // the recovered writes
-  EXPECT_TRUE(Eventually([&] {
+  EXPECT_TRUE(test::Eventually([&] {
     auto now = test::FilesWithSuffix(dir.path(), ".medium");
     return std::count(now.begin(), now.end(), leftovers[0]) == 0;
   })) << leftovers[0]
@@ -656,7 +645,7 @@ TEST(LifecycleTest, TwoDbsTwoColumnFamiliesAgainstAModel) {
       cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
       ASSERT_OK(in.db->CompactRange(cro, cf, nullptr, nullptr));
     }
-    EXPECT_TRUE(Eventually([&] { return MediumFiles(in.path) == 0; }))
+    EXPECT_TRUE(test::Eventually([&] { return MediumFiles(in.path) == 0; }))
         << in.path;
     ASSERT_OK(in.db->DestroyColumnFamilyHandle(in.cfs[1]));
   }
@@ -794,7 +783,7 @@ TEST(LifecycleTest, CheckpointAndSourceOpenTogether) {
   ASSERT_OK(CreateCheckpoint(source.get(), out.Sub("first")));
   auto first = Open(options, out.Sub("first"));
   FullCompaction(first.get());
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(out.Sub("first")) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(out.Sub("first")) == 0; }));
   MergeOntoEveryFifthAndCheck(source.get(), 1);
 
   // The source's file goes; the copy resolves its own.
@@ -802,7 +791,7 @@ TEST(LifecycleTest, CheckpointAndSourceOpenTogether) {
   ASSERT_OK(CreateCheckpoint(source.get(), out.Sub("second")));
   auto second = Open(options, out.Sub("second"));
   FullCompaction(source.get());
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(dir.path()) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(dir.path()) == 0; }));
   MergeOntoEveryFifthAndCheck(second.get(), 2);
 }
 
@@ -830,7 +819,7 @@ TEST(LifecycleTest, SnapshotKeepsOverwrittenValuesFile) {
   db->ReleaseSnapshot(snapshot);
   ASSERT_OK(
       db->CompactFiles(CompactionOptions(), test::FilesAt(db.get(), 1), 2));
-  EXPECT_TRUE(Eventually([&] {
+  EXPECT_TRUE(test::Eventually([&] {
     auto now = test::FilesWithSuffix(dir.path(), ".medium");
     return now.size() == 1 && now[0] != first[0];
   }));

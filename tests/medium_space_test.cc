@@ -94,15 +94,10 @@ void CheckAll(DB* db) {
   ASSERT_OK(db->VerifyChecksum());
 }
 
-bool Eventually(const std::function<bool()>& done) {
-  for (int i = 0; i < 500 && !done(); ++i) usleep(20000);
-  return done();
-}
-
 // Waits for the file at `medium` to occupy fewer than `limit` bytes on disk.
 testing::AssertionResult ShrinksBelow(const std::string& medium,
                                       uint64_t limit) {
-  if (Eventually([&] { return AllocatedBytes(medium) < limit; })) {
+  if (test::Eventually([&] { return AllocatedBytes(medium) < limit; })) {
     return testing::AssertionSuccess();
   }
   return testing::AssertionFailure()
@@ -120,7 +115,7 @@ std::unique_ptr<DB> Open(const Options& options, const std::string& path) {
 // the medium file with them, and every value still reads back.
 void MergeTheRestAndCheck(DB* db, const std::string& dir) {
   ASSERT_OK(db->CompactFiles(CompactionOptions(), test::FilesAt(db, 1), 2));
-  EXPECT_TRUE(Eventually(
+  EXPECT_TRUE(test::Eventually(
       [&] { return test::FilesWithSuffix(dir, ".medium").empty(); }));
   CheckAll(db);
 }
@@ -193,7 +188,7 @@ TEST(MediumSpaceTest, FailedPunchIsRetriedAtOpen) {
     SetPunchHoleForTesting([](int, uint64_t, uint64_t) { return EIO; });
     MergeFirstHalf(db.get());
     HybridStatistics stats;
-    ASSERT_TRUE(Eventually([&] {
+    ASSERT_TRUE(test::Eventually([&] {
       EXPECT_OK(GetStatistics(db.get(), &stats));
       return stats.medium_punch_failures > 0;
     })) << stats.ToString();

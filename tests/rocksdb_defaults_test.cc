@@ -27,14 +27,6 @@ namespace {
 
 constexpr uint64_t kThirtyDays = 30 * 24 * 60 * 60;
 
-bool Eventually(const std::function<bool()>& done) {
-  for (int i = 0; i < 500; i++) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
-
 std::string Key(int i) { return "key" + std::to_string(100000 + i); }
 std::string Medium(int i) { return std::string(200, 'a' + i % 26); }
 
@@ -177,7 +169,7 @@ TEST_P(AgeCompactionTest, OldSstsAreCompactedAndTheirMediumFilesFreed) {
     return true;
   };
   if (c.frees) {
-    EXPECT_TRUE(Eventually(old_medium_gone))
+    EXPECT_TRUE(test::Eventually(old_medium_gone))
         << "the old SST's medium file was not freed";
   } else {
     EXPECT_FALSE(old_medium_gone()) << "freed while pointers remain";
@@ -198,7 +190,7 @@ TEST_P(AgeCompactionTest, OldSstsAreCompactedAndTheirMediumFilesFreed) {
     CompactRangeOptions full;
     full.bottommost_level_compaction = BottommostLevelCompaction::kForce;
     ASSERT_OK(db->CompactRange(full, nullptr, nullptr));
-    EXPECT_TRUE(Eventually(old_medium_gone));
+    EXPECT_TRUE(test::Eventually(old_medium_gone));
   }
 }
 

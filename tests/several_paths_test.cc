@@ -23,16 +23,6 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-bool Eventually(const std::function<bool()>& done) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 std::string Key(int i) { return "key" + std::to_string(100000 + i); }
 std::string Medium(int i) {
   return std::string(200, static_cast<char>('a' + i % 26));
@@ -78,7 +68,7 @@ class SeveralPathsTest : public testing::Test {
     ASSERT_OK(db_->CompactFiles(CompactionOptions(),
                                 test::FilesAt(db_.get(), 0),
                                 /*output_level=*/1, /*output_path_id=*/1));
-    ASSERT_TRUE(Eventually(
+    ASSERT_TRUE(test::Eventually(
         [&] { return test::FilesWithSuffix(first_, ".sst").empty(); }));
     ASSERT_EQ(test::FilesWithSuffix(second_, ".sst").size(), 1u);
   }
@@ -121,7 +111,7 @@ TEST_F(SeveralPathsTest, MediumFilesLiveWhileAnSstInAnyPathPointsIntoThem) {
   EXPECT_EQ(MediumFiles(second_), 0u);  // flushes write medium files first
   ASSERT_OK(db_->CompactFiles(CompactionOptions(), test::FilesAt(db_.get(), 1),
                               /*output_level=*/6, /*output_path_id=*/1));
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(first_) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(first_) == 0; }));
   ASSERT_NO_FATAL_FAILURE(ExpectAllValues());
   ASSERT_OK(GetStatistics(db_.get(), &stats));
   EXPECT_EQ(stats.medium_pointers, 0u);
@@ -244,7 +234,7 @@ TEST(SeveralCfPathsTest, UniversalColumnFamilyOverTwoPaths) {
   CompactRangeOptions cro;
   cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
   ASSERT_OK(db->CompactRange(cro, handles[1], nullptr, nullptr));
-  EXPECT_TRUE(Eventually([&] { return MediumFiles(first) == 0; }));
+  EXPECT_TRUE(test::Eventually([&] { return MediumFiles(first) == 0; }));
   for (int i = 0; i < 1000; i += 7) {
     std::string v;
     ASSERT_OK(db->Get(ReadOptions(), handles[1], Key(i), &v)) << i;

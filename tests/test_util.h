@@ -169,6 +169,11 @@ RawSstScan ScanSstRaw(const std::string& sst_path);
 // Raw scans of every SST in `dir`, summed.
 RawSstScan ScanAllSstsRaw(const std::string& dir);
 
+// Polls `done` every 20 ms until it holds or 10 seconds pass; whether it
+// held. For what RocksDB does in the background (deleting files after a
+// compaction): tests wait for it, they never sleep and hope.
+bool Eventually(const std::function<bool()>& done);
+
 }  // namespace test
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
