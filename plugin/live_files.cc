@@ -45,8 +45,7 @@ Status RefsOfSst(const std::map<uint64_t, MediumRefs>& known,
 
 namespace {
 
-// Where SST `number` of the column family homed in `home` is: in the first of
-// its directories that has it.
+// Where SST `number` is: in the first of `dirs` that has it.
 std::string SstPath(FileSystem* fs, const std::vector<std::string>& dirs,
                     uint64_t number) {
   for (const std::string& dir : dirs) {
@@ -67,8 +66,7 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
   MediumFileTracker& tracker = DbStateFor(dir)->tracker();
   std::map<uint64_t, MediumRefs> known;
   tracker.KnownRefs(db->GetName(), &known);
-  std::vector<std::string> dirs = tracker.sst_dirs();
-  dirs.insert(dirs.begin(), dir);
+  const std::vector<std::string> dirs = tracker.sst_dirs();  // `dir` first
   found->dir = dir;
   for (uint64_t sst : sst_numbers) {
     MediumRefs refs;

@@ -32,13 +32,11 @@ bool Exists(const std::string& path) {
   return FileSystem::Default()->FileExists(path, IOOptions(), nullptr).ok();
 }
 
-std::string Key(int i) { return "key" + std::to_string(1000 + i); }
+using test::Key;
 
 // Values of each class under the default options (medium: 96 to 999 bytes).
 std::string Small(int i) { return "small-" + std::to_string(i); }
-std::string Medium(int i) {
-  return std::string(200 + i, static_cast<char>('a' + i % 26));
-}
+using test::Medium;
 std::string Large(int i) {
   return std::string(1500, static_cast<char>('A' + i % 26));
 }

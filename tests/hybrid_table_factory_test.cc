@@ -38,19 +38,8 @@ bool Exists(const std::string& path) {
   return FileSystem::Default()->FileExists(path, IOOptions(), nullptr).ok();
 }
 
-class KeepAll : public CompactionFilter {
- public:
-  const char* Name() const override { return "KeepAll"; }
-};
-
-class KeepAllFactory : public CompactionFilterFactory {
- public:
-  const char* Name() const override { return "KeepAllFactory"; }
-  std::unique_ptr<CompactionFilter> CreateCompactionFilter(
-      const CompactionFilter::Context&) override {
-    return std::make_unique<KeepAll>();
-  }
-};
+using test::KeepAll;
+using test::KeepAllFactory;
 
 // Options CreateColumnFamily or SetOptions may leave, which DB::Open would
 // have refused: the builders of flushes and compactions refuse to write,

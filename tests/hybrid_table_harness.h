@@ -37,6 +37,13 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace test {
 
+// The keys and medium values the table-level tests write: "key<1000 + i>",
+// and 200 + i bytes of one letter (medium under the default options).
+inline std::string Key(int i) { return "key" + std::to_string(1000 + i); }
+inline std::string Medium(int i) {
+  return std::string(200 + i, static_cast<char>('a' + i % 26));
+}
+
 // One column family's options for HybridTable SSTs in `dir`: ConfigureOptions
 // with `hybrid`, 7 levels with dynamic level sizing, cf_paths = {dir} as a DB
 // sanitizes them. `adjust` may change the options before they are frozen into

@@ -30,10 +30,8 @@ namespace {
 
 using test::HybridTableHarness;
 
-std::string Key(int i) { return "key" + std::to_string(1000 + i); }
-std::string Medium(int i) {
-  return std::string(200 + i, static_cast<char>('a' + i % 26));
-}
+using test::Key;
+using test::Medium;
 
 // What one lookup found.
 struct Found {

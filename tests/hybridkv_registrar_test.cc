@@ -150,20 +150,8 @@ class UserListener : public EventListener {
   const char* Name() const override { return "UserListener"; }
 };
 
-// A compaction filter that keeps everything, owned by the test.
-class KeepAll : public CompactionFilter {
- public:
-  const char* Name() const override { return "KeepAll"; }
-};
-
-class KeepAllFactory : public CompactionFilterFactory {
- public:
-  const char* Name() const override { return "KeepAllFactory"; }
-  std::unique_ptr<CompactionFilter> CreateCompactionFilter(
-      const CompactionFilter::Context&) override {
-    return std::make_unique<KeepAll>();
-  }
-};
+using test::KeepAll;
+using test::KeepAllFactory;
 
 TEST(HybridKVRegistrarTest, ConfigureOptionsSetsEachCompanionOnce) {
   Options options;

@@ -29,7 +29,7 @@ std::string Medium(int i) {
 }
 
 size_t MediumFiles(const std::string& dir) {
-  return test::FilesWithSuffix(dir, ".medium").size();
+  return test::MediumFileNumbers(dir).size();
 }
 
 class SeveralPathsTest : public testing::Test {

@@ -16,6 +16,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
+#include "rocksdb/compaction_filter.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
@@ -168,6 +169,21 @@ RawSstScan ScanSstRaw(const std::string& sst_path);
 
 // Raw scans of every SST in `dir`, summed.
 RawSstScan ScanAllSstsRaw(const std::string& dir);
+
+// A compaction filter that keeps everything, and a factory of them: user
+// components HybridKV must wrap.
+class KeepAll : public CompactionFilter {
+ public:
+  const char* Name() const override { return "KeepAll"; }
+};
+class KeepAllFactory : public CompactionFilterFactory {
+ public:
+  const char* Name() const override { return "KeepAllFactory"; }
+  std::unique_ptr<CompactionFilter> CreateCompactionFilter(
+      const CompactionFilter::Context&) override {
+    return std::make_unique<KeepAll>();
+  }
+};
 
 // Polls `done` every 20 ms until it holds or 10 seconds pass; whether it
 // held. For what RocksDB does in the background (deleting files after a

@@ -169,6 +169,10 @@ void MediumFileTracker::AddSstDir(const std::string& dir) {
 
 std::vector<std::string> MediumFileTracker::sst_dirs() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return SstDirsLocked();
+}
+
+std::vector<std::string> MediumFileTracker::SstDirsLocked() const {
   std::vector<std::string> dirs{dir_};
   dirs.insert(dirs.end(), extra_sst_dirs_.begin(), extra_sst_dirs_.end());
   return dirs;
@@ -412,7 +416,7 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
                                      bool in_recovery) {
   std::shared_ptr<FileSystem> fs;
   std::set<uint64_t> known;
-  std::vector<std::string> dirs{dir_};
+  std::vector<std::string> dirs;
   std::string manifest;
   uint64_t epoch = 0;
   {
@@ -443,7 +447,7 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     orphaned_while_seeding_.clear();
     fs = FileSystemLocked();
     for (const auto& [number, entry] : sst_refs_) known.insert(number);
-    dirs.insert(dirs.end(), extra_sst_dirs_.begin(), extra_sst_dirs_.end());
+    dirs = SstDirsLocked();
   }
   // Reading every SST's properties takes a device read or more per SST, so
   // it runs without the lock: builders and events go on meanwhile, and what

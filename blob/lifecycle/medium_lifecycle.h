@@ -69,7 +69,7 @@ class MediumFileTracker {
   // Idempotent. A directory new after seeding makes the next event seed
   // again, freeing nothing meanwhile: its SSTs' references were not counted.
   void AddSstDir(const std::string& dir);
-  std::vector<std::string> sst_dirs() const;
+  std::vector<std::string> sst_dirs() const;  // the home first
 
   // A builder of DB session `session_id` is writing SST `sst_number` and
   // perhaps medium file `sst_number`: until BuildFinished, seeding must not
@@ -173,6 +173,7 @@ class MediumFileTracker {
   // when it was not registered); a medium file left without referencers
   // leaves referencers_.
   MediumRefs UnregisterLocked(uint64_t sst_number);
+  std::vector<std::string> SstDirsLocked() const;
   // The DB's file system once a builder or reader set it, else the default.
   std::shared_ptr<FileSystem> FileSystemLocked() const;
   void DeleteMediumFileLocked(uint64_t number);
