@@ -211,9 +211,7 @@ Status TableMediumValues::HoldMediumFiles(const std::string& sst_path) {
     }
     if (!s.ok()) {
       if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {
-        // No medium file at all: a copy made without HybridKV's files.
-        return MissingMediumFile(context_.fs, context_.dirs.front(), number,
-                                 "SST " + sst_path);
+        return NoMediumFiles(number, sst_path);
       }
       // One file damaged or lost: the table opens, and reads of the values
       // stored in that file fail, naming it.
@@ -236,6 +234,30 @@ Status TableMediumValues::HoldMediumFiles(const std::string& sst_path) {
         "catch-up keeps its previous Version; catch up again for a later one)");
   }
   return Status::OK();
+}
+
+Status TableMediumValues::NoMediumFiles(uint64_t number,
+                                        const std::string& sst_path) {
+  const std::string& home = context_.dirs.front();
+  Status missing =
+      MissingMediumFile(context_.fs, home, number, "SST " + sst_path);
+  SipKey secret;
+  if (GetDbSecret(context_.fs, home, context_.db_id, /*create=*/false, &secret)
+          .IsNotFound()) {
+    // Neither medium files nor this DB's secret: a copy made without
+    // HybridKV's files (the DB keeps its secret while any SST holds
+    // pointers). IOError, which RocksDB's recovery passes through as is: it
+    // appends "The file <MANIFEST> may be corrupted." to a Corruption, which
+    // would send the operator to the wrong file.
+    return Status::IOError(missing.getState());
+  }
+  // The secret is there: a secondary may be opening a table whose files the
+  // primary has freed since. Corruption, the code its catch-up skips
+  // (blob/lifecycle/secondary_file_system.h).
+  return Status::Corruption(
+      std::string(missing.getState()) +
+      " If RocksDB names a MANIFEST after this, the MANIFEST is intact: the "
+      "medium files are what is missing.");
 }
 
 Status TableMediumValues::GetSecret(SipKey* secret) {

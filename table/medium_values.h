@@ -100,6 +100,9 @@ class TableMediumValues {
                       uint64_t reads);
 
  private:
+  // HoldMediumFiles' error for medium file `number` of `sst_path` missing
+  // while the home holds no medium file at all.
+  Status NoMediumFiles(uint64_t number, const std::string& sst_path);
   // The part of the span pointers[0, n) (one medium file, by offset, whose
   // cached blocks are `blocks`) that is not cached, [*begin, *end), and its
   // open file; false when all of it is cached or it cannot be read.

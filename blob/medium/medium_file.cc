@@ -430,8 +430,7 @@ Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
       " (On a secondary instance, the primary may have deleted it since the "
       "last TryCatchUpWithPrimary: catch up and retry.)" +
       " (paranoid_checks=false opens the DB anyway; reads of the values "
-      "stored there then fail.) If RocksDB names a MANIFEST after this, "
-      "the MANIFEST is intact: the medium file is what is missing.");
+      "stored there then fail.)");
 }
 
 std::vector<std::string> MediumFileDirs(const std::string& home,
