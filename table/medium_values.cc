@@ -255,7 +255,7 @@ Status TableMediumValues::NoMediumFiles(uint64_t number,
   // primary has freed since. Corruption, the code its catch-up skips
   // (blob/lifecycle/secondary_file_system.h).
   return Status::Corruption(
-      std::string(missing.getState()) +
+      std::string(missing.getState()) + " " + kSecondaryMayHaveMissedIt +
       " If RocksDB names a MANIFEST after this, the MANIFEST is intact: the "
       "medium files are what is missing.");
 }

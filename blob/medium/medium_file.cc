@@ -408,8 +408,10 @@ IOStatus OpenMediumFile(const std::shared_ptr<FileSystem>& fs,
       return MediumFileReader::Open(fs, path, file_options, reader, io);
     }
   }
-  return status_to_io_status(
-      MissingMediumFile(fs, dirs.empty() ? "." : dirs[0], number, "an SST"));
+  const Status missing =
+      MissingMediumFile(fs, dirs.empty() ? "." : dirs[0], number, "an SST");
+  return IOStatus::Corruption(std::string(missing.getState()) + " " +
+                              kSecondaryMayHaveMissedIt);
 }
 
 Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
@@ -427,8 +429,6 @@ Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
   return Status::Corruption(
       "HybridKV: medium file " + MediumFileName(dir, number) +
       " is missing, but " + referrer + " points into it. " + how +
-      " (On a secondary instance, the primary may have deleted it since the "
-      "last TryCatchUpWithPrimary: catch up and retry.)" +
       " (paranoid_checks=false opens the DB anyway; reads of the values "
       "stored there then fail.)");
 }

@@ -224,6 +224,11 @@ const char* const kCopiedWithoutHybridKVFiles =
     "with hybridkv::RestoreDBFromBackup, or copy it with Checkpoint on the "
     "handle of hybridkv::Open.";
 
+// What a secondary instance may read that its primary has since deleted.
+const char* const kSecondaryMayHaveMissedIt =
+    "(On a secondary instance, the primary may have deleted it since the last "
+    "TryCatchUpWithPrimary: catch up and retry.)";
+
 // The Corruption for medium file `number` of `dir` missing while `referrer`
 // (an SST, or "an SST") points into it.
 Status MissingMediumFile(const std::shared_ptr<FileSystem>& fs,
