@@ -2,7 +2,6 @@
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "db/dbformat.h"
 #include "logging/logging.h"
@@ -55,11 +54,8 @@ int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
 HybridTableBuilder::HybridTableBuilder(
     const HybridTableOptions& options,
     const BlockBasedTableFactory& inner_factory,
-    std::shared_ptr<TailEstimate> tail_estimate, const TableBuilderOptions& tbo,
-    WritableFileWriter* file)
+    const TableBuilderOptions& tbo, WritableFileWriter* file)
     : options_(options),
-      tail_estimate_(std::move(tail_estimate)),
-      level_(tbo.level_at_creation),
       // Flushes write SSTs, and so medium files, in the first path.
       home_(tbo.ioptions.cf_paths.empty() ? DirName(file->file_name())
                                           : tbo.ioptions.cf_paths.front().path),
@@ -84,10 +80,6 @@ HybridTableBuilder::HybridTableBuilder(
   // Not virtual: the factory may be a HybridTable, a BlockBasedTable itself.
   inner_.reset(inner_factory.BlockBasedTableFactory::NewTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
-  tail_margin_ =
-      2 * inner_factory.GetOptions<BlockBasedTableOptions>()->block_size;
-  max_tail_ = tbo.target_file_size > 0 ? tbo.target_file_size / 4
-                                       : std::numeric_limits<uint64_t>::max();
 
   medium_sync_.use_fsync = tbo.ioptions.use_fsync;
   // A flush job fsyncs the SST's directory, where the medium file lives,
@@ -339,20 +331,6 @@ void HybridTableBuilder::AddRetyped(const Slice& key, ValueType type,
   inner_->Add(key_buffer_, value);
 }
 
-// The size of the file if it were finished now: the data so far, the tail
-// Finish would append, and a margin of two data blocks, as the inner estimate
-// grows a block at a time and Finish writes the block in progress. Capped
-// (max_tail_): with a limit of a few blocks, files may end over it.
-uint64_t HybridTableBuilder::EstimatedFileSize() const {
-  const uint64_t data = inner_->EstimatedFileSize();
-  if (inner_->IsEmpty()) {
-    return data;
-  }
-  return data +
-         std::min(max_tail_, tail_margin_ + tail_estimate_->Predict(
-                                                level_, NumEntries(), data));
-}
-
 Status HybridTableBuilder::status() const {
   return status_.ok() ? inner_->status() : status_;
 }
@@ -391,10 +369,6 @@ Status HybridTableBuilder::Finish() {
   if (!s.ok()) {
     if (medium_ != nullptr) medium_->Abandon();
     return s;
-  }
-  const uint64_t tail_size = inner_->GetTailSize();
-  if (tail_size != 0) {  // 0: a format that does not report it
-    tail_estimate_->Learn(level_, inner_->GetTableProperties(), tail_size);
   }
   DbCounters& c = state_->counters;
   switch (mode_) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
@@ -13,7 +14,6 @@
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
-#include "plugin/hybridkv/table/tail_estimate.h"
 #include "table/table_builder.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -34,15 +34,12 @@ namespace hybridkv {
 // process, so one a client wrote is kept as the plain value it is.
 //
 // Every TableBuilder virtual is forwarded, defaulted ones too (GetTailSize,
-// NeedCompact, SetSeqnoTimeTableProperties matter). EstimatedFileSize adds the
-// predicted tail (tail_estimate.h), so that RocksDB's size limit on
-// compaction outputs holds for the finished file; RocksDB 11's
-// EstimatedTailSize stays 0, or RocksDB would count the tail twice.
+// NeedCompact, SetSeqnoTimeTableProperties, and from RocksDB 10.9
+// EstimatedTailSize, which target_file_size_is_upper_bound uses, matter).
 class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options,
                      const BlockBasedTableFactory& inner_factory,
-                     std::shared_ptr<TailEstimate> tail_estimate,
                      const TableBuilderOptions& tbo, WritableFileWriter* file);
   ~HybridTableBuilder() override;
 
@@ -61,7 +58,14 @@ class HybridTableBuilder : public TableBuilder {
   // reports success without asking its status, dropping the memtable.
   bool IsEmpty() const override { return status().ok() && inner_->IsEmpty(); }
   uint64_t FileSize() const override { return inner_->FileSize(); }
-  uint64_t EstimatedFileSize() const override;
+  uint64_t EstimatedFileSize() const override {
+    return inner_->EstimatedFileSize();
+  }
+#if HYBRIDKV_ROCKSDB_AT_LEAST(10, 9)
+  uint64_t EstimatedTailSize() const override {
+    return inner_->EstimatedTailSize();
+  }
+#endif
   uint64_t GetTailSize() const override { return inner_->GetTailSize(); }
   bool NeedCompact() const override { return inner_->NeedCompact(); }
   TableProperties GetTableProperties() const override {
@@ -98,14 +102,6 @@ class HybridTableBuilder : public TableBuilder {
                      const Slice& value);
 
   const HybridTableOptions options_;
-  const std::shared_ptr<TailEstimate> tail_estimate_;
-  const int level_;  // the output level, -1 when unknown
-  // Two data blocks: see EstimatedFileSize.
-  uint64_t tail_margin_ = 0;
-  // The most EstimatedFileSize adds to the data: a quarter of the output's
-  // size limit (TableBuilderOptions::target_file_size), so that small targets
-  // keep files of a useful size; unlimited when the limit is not given.
-  uint64_t max_tail_ = 0;
   Mode mode_ = Mode::kPassThrough;
   // The column family's home: the first of its cf_paths (for SstFileWriter
   // and friends, the SST's directory). Its medium files and secret are there.

@@ -569,7 +569,7 @@ Status HybridTableFactory::NewTableReader(
 TableBuilder* HybridTableFactory::NewTableBuilder(
     const TableBuilderOptions& table_builder_options,
     WritableFileWriter* file) const {
-  auto* builder = new HybridTableBuilder(options_, *this, tail_estimate_,
+  auto* builder = new HybridTableBuilder(options_, *this,
                                          table_builder_options, file);
   if (table_builder_options.reason != TableFileCreationReason::kMisc) {
     Status s = CheckBuilderOptions(table_builder_options);

@@ -23,7 +23,6 @@
 #include <string>
 
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
-#include "plugin/hybridkv/table/tail_estimate.h"
 #include "rocksdb/table.h"
 #include "table/block_based/block_based_table_factory.h"
 
@@ -86,8 +85,6 @@ class HybridTableFactory : public BlockBasedTableFactory {
   // given, refused at open.
   std::string unsupported_inner_;
   // Learned from the tables this factory's builders finish.
-  std::shared_ptr<TailEstimate> tail_estimate_ =
-      std::make_shared<TailEstimate>();
 };
 
 }  // namespace hybridkv

@@ -379,33 +379,6 @@ TEST(HybridTableBuilderTest, AbandonDeletesTheMediumFile) {
   EXPECT_EQ(h.state()->counters.medium_values_extracted.load(), 0u);
 }
 
-// EstimatedFileSize adds the predicted tail and two blocks to the data, but
-// at most a quarter of the output's size limit.
-TEST(HybridTableBuilderTest, EstimatedFileSizeAddsACappedTail) {
-  test::ScratchDir dir("builder");
-  HybridTableHarness h(dir.path());
-  constexpr uint64_t kTarget = 8 << 10;
-  auto capped = h.NewBuild(70, TableFileCreationReason::kMisc, 1, kTarget);
-  auto unlimited = h.NewBuild(71, TableFileCreationReason::kMisc, 1, 0);
-  EXPECT_EQ(capped->builder->EstimatedFileSize(), 0u);  // empty: nothing added
-  for (int i = 0; i < 20; i++) {
-    capped->Add(Key(i), 1, kTypeValue, Small(i));
-    unlimited->Add(Key(i), 1, kTypeValue, Small(i));
-  }
-  const uint64_t c = capped->builder->EstimatedFileSize();
-  const uint64_t u = unlimited->builder->EstimatedFileSize();
-  // The default 4 KiB blocks: two of them are more than the cap of 2 KiB.
-  EXPECT_EQ(c, capped->builder->FileSize() + kTarget / 4);
-  EXPECT_GE(u, c + 2 * 4096 - kTarget / 4);
-  ASSERT_OK(capped->Finish());
-  ASSERT_OK(unlimited->Finish());
-  // The finished file fits the estimate.
-  uint64_t size = 0;
-  ASSERT_OK(FileSystem::Default()->GetFileSize(unlimited->path, IOOptions(),
-                                               &size, nullptr));
-  EXPECT_LE(size, u);
-}
-
 }  // namespace
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -155,44 +155,6 @@ TEST(HybridTableFactoryTest, OpenNotesTheLevelOfTheTable) {
   EXPECT_EQ(h.state()->counters.DeepestLevel(0), 4);
 }
 
-// A clone (SetOptions mutates one) shares what builders learned of table
-// tails: a clone's finished table changes the original's estimates, not a
-// new factory's.
-TEST(HybridTableFactoryTest, ClonesShareTheTailEstimate) {
-  test::ScratchDir dir("factory");
-  HybridTableHarness h(dir.path());
-  std::unique_ptr<TableFactory> clone = h.factory()->Clone();
-  ASSERT_NE(clone, nullptr);
-  EXPECT_STREQ(clone->Name(), kHybridTableId);
-  const std::shared_ptr<TableFactory> fresh = NewHybridTableFactory();
-
-  // One small entry, still buffered: the estimate is the tail alone, two
-  // 4 KiB blocks of margin before anything was learned.
-  auto estimate = [&](const TableFactory* factory, uint64_t number) {
-    auto b = h.NewBuild(number, TableFileCreationReason::kMisc, 1, 0,
-                        HybridTableHarness::kSession, factory);
-    b->Add(Key(0), 0, kTypeValue, "v");
-    const uint64_t e = b->builder->EstimatedFileSize();
-    b->builder->Abandon();
-    b->file->Close(IOOptions()).PermitUncheckedError();
-    return e;
-  };
-  EXPECT_EQ(estimate(h.factory(), 40), 8192u);
-  EXPECT_EQ(estimate(fresh.get(), 41), 8192u);
-
-  auto learn = h.NewBuild(42, TableFileCreationReason::kMisc, 1, 0,
-                          HybridTableHarness::kSession, clone.get());
-  for (uint64_t i = 0; i < TailEstimate::kMinEntries + 100; i++) {
-    learn->Add(Key(static_cast<int>(i)), 0, kTypeValue, "value");
-  }
-  ASSERT_OK(learn->Finish());
-
-  const uint64_t original = estimate(h.factory(), 43);
-  EXPECT_GT(original, 8192u);
-  EXPECT_EQ(estimate(clone.get(), 44), original);
-  EXPECT_EQ(estimate(fresh.get(), 45), 8192u);
-}
-
 TEST(HybridTableFactoryTest, MergeLevelsParseAtTheirEdges) {
   int level = 0;
   ASSERT_OK(ParseMergeLevel("auto", &level));

@@ -194,7 +194,9 @@ inline MediumRefs RefsOf(const std::string& sst_path, bool* known) {
   std::unique_ptr<TableProperties> props;
   Status s = ReadSstProperties(FileSystem::Default(), sst_path, &props);
   EXPECT_OK(s);
-  if (s.ok()) EXPECT_OK(GetMediumRefs(*props, &refs, known));
+  if (s.ok()) {
+    EXPECT_OK(GetMediumRefs(*props, &refs, known));
+  }
   return refs;
 }
 
