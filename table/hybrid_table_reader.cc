@@ -6,7 +6,6 @@
 #include "db/dbformat.h"
 #include "db/merge_context.h"
 #include "memory/arena.h"
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
@@ -121,8 +120,8 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                       get_context, prefix_extractor, skip_filters, &probe);
 }
 
-// Probes every key, reads the medium values found together into the block
-// cache (one request per span, in parallel), then finishes each key as Get.
+// Tables without medium values use the inner table's batched MultiGet;
+// tables with them look each key up as Get does.
 void HybridTableReader::MultiGet(const ReadOptions& read_options,
                                  const MultiGetContext::Range* mget_range,
                                  const SliceTransform* prefix_extractor,
@@ -131,33 +130,9 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
     inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
     return;
   }
-  struct Unfinished {
-    KeyContext* key;
-    ProbeResult probe;
-  };
-  std::vector<Unfinished> unfinished;
-  std::vector<MediumPointer> pointers;
   for (auto iter = mget_range->begin(); iter != mget_range->end(); ++iter) {
-    ProbeResult probe;
-    *iter->s = Probe(read_options, iter->ikey, iter->get_context,
-                     prefix_extractor, skip_filters, &probe);
-    if (!iter->s->ok() || probe.outcome == ProbeResult::kAnswered) {
-      continue;
-    }
-    if (probe.outcome == ProbeResult::kPointer) {
-      pointers.push_back(probe.pointer);
-    }
-    unfinished.push_back({&*iter, probe});
-  }
-  const MediumReadOptions medium_options(read_options);
-  if (pointers.size() > 1) {
-    values_.WarmMediumSpans(medium_options, pointers,
-                            TableMediumValues::GroupIntoReadSpans(&pointers));
-  }
-  for (Unfinished& u : unfinished) {
-    *u.key->s = FinishLookup(read_options, medium_options, u.key->ikey,
-                             u.key->get_context, prefix_extractor, skip_filters,
-                             &u.probe);
+    *iter->s = Get(read_options, iter->ikey, iter->get_context,
+                   prefix_extractor, skip_filters);
   }
 }
 

@@ -62,21 +62,8 @@ bool TableMediumValues::UncachedSpan(const IOOptions& io,
          (*file)->CheckHandle(last).ok();
 }
 
-void TableMediumValues::WarmMediumSpans(
-    const MediumReadOptions& options,
-    const std::vector<MediumPointer>& pointers,
-    const std::vector<std::pair<size_t, size_t>>& spans) {
-  IOOptions io;
-  if (spans.empty() || options.block_cache_only() || !options.fill_cache() ||
-      !options.PrepareIO(context_.clock, &io).ok()) {
-    return;
-  }
-  AsyncReadBatch batch(context_.fs.get(), io);
-  AddMediumReads(&batch, io, pointers, spans);
-}
-
 void TableMediumValues::AddMediumReads(
-    AsyncReadBatch* batch, const IOOptions& io,
+    ReadBatch* batch, const IOOptions& io,
     const std::vector<MediumPointer>& pointers,
     const std::vector<std::pair<size_t, size_t>>& spans) {
   if (context_.block_cache == nullptr) {
@@ -89,7 +76,7 @@ void TableMediumValues::AddMediumReads(
     uint64_t end = 0;
     if (UncachedSpan(io, blocks, &pointers[span.first],
                      span.second - span.first, &file, &begin, &end)) {
-      blocks.ReadAsync(batch, file, begin, end - begin,
+      blocks.ReadInBatch(batch, file, begin, end - begin,
                        &context_.state->counters.resolve_bytes_read);
       context_.state->counters.resolve_reads++;
     }

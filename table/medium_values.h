@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/medium/medium_block_cache.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
@@ -57,18 +57,14 @@ class TableMediumValues {
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
   // Reads the uncached records `pointers` point to into the block cache, one
-  // request per span, all in flight together. Errors are dropped: each
-  // value's own read reports them.
-  void WarmMediumSpans(const MediumReadOptions& options,
-                       const std::vector<MediumPointer>& pointers,
-                       const std::vector<std::pair<size_t, size_t>>& spans);
-  // WarmMediumSpans's reads as requests of `batch` (which reads through the
-  // table's file system); `pointers` must outlive its Wait.
-  void AddMediumReads(AsyncReadBatch* batch, const IOOptions& io,
+  // request of `batch` (which reads through the table's file system) per span.
+  // `pointers` must outlive its Wait. Errors are dropped: each value's own
+  // read reports them.
+  void AddMediumReads(ReadBatch* batch, const IOOptions& io,
                       const std::vector<MediumPointer>& pointers,
                       const std::vector<std::pair<size_t, size_t>>& spans);
   // Sorts `pointers` by file and offset and splits them into the spans that
-  // WarmMediumSpans reads with one request each: [first, last) index pairs.
+  // AddMediumReads reads with one request each: [first, last) index pairs.
   static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
       std::vector<MediumPointer>* pointers);
   // The DB secret, to check pointers handed to compactions; Corruption if it is

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/comparator.h"
@@ -49,7 +49,6 @@ void ScanPrefetcher::Stop() {
     values_used_ = 0;
   }
   active_ = false;
-  JoinPending(/*use=*/false);
 }
 
 void ScanPrefetcher::Seek(const Slice* internal_target) {
@@ -72,18 +71,6 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   next_step_at_ = 0;
   in_step_ = false;
   last_used_ = SIZE_MAX;
-  if (hint_->Entries() >= kEagerMinEntries) {
-    // Recent scans took many entries from this table: start reading its
-    // first window now, while the scan seeks the other tables.
-    OpenLookahead();
-    if (internal_target != nullptr) {
-      lookahead_->Seek(*internal_target);
-    } else {
-      lookahead_->SeekToFirst();
-    }
-    in_step_ = true;
-    StartWindow();
-  }
 }
 
 void ScanPrefetcher::OpenLookahead() {
@@ -117,15 +104,9 @@ bool ScanPrefetcher::BeyondEnd(const Slice& user_key) const {
 }
 
 void ScanPrefetcher::Step(const Slice& internal_key) {
-  Window& w = window_state_;
-  if (w.batch.has_value() && consumed_ >= w.begin && consumed_ < w.end) {
-    JoinPending(/*use=*/true);  // the scan reached the window read at seek
-    return;
-  }
-  // The scan is past every window read or reading: read from where it stands.
-  JoinPending(/*use=*/false);
-  // It left the part read by more than one entry, or nothing was read since
-  // the seek: the lookahead must move to it.
+  // The scan is past every window read: read from where it stands. It left
+  // the part read by more than one entry, or nothing was read since the seek:
+  // the lookahead must move to it.
   const bool reseek = !in_step_ || consumed_ != collected_end_;
   if (!reseek && exhausted_) {
     next_step_at_ = SIZE_MAX;
@@ -138,11 +119,10 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
     in_step_ = true;
     exhausted_ = false;
   }
-  StartWindow();
-  JoinPending(/*use=*/true);
+  ReadWindow();
 }
 
-void ScanPrefetcher::StartWindow() {
+void ScanPrefetcher::ReadWindow() {
   IOOptions io;
   if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
     // Past the deadline: each value's own read says so.
@@ -153,21 +133,10 @@ void ScanPrefetcher::StartWindow() {
   Window& w = window_state_;
   Collect();
   const auto spans = TableMediumValues::GroupIntoReadSpans(&w.medium);
-  w.batch.emplace(table_->context().fs.get(), io);
-  table_->AddMediumReads(&*w.batch, io, w.medium, spans);
-  w.batch->Start();  // in flight until joined, where that is safe
-  next_step_at_ = w.begin;
-}
-
-void ScanPrefetcher::JoinPending(bool use) {
-  Window& w = window_state_;
-  if (!w.batch.has_value()) {
-    return;
-  }
-  w.batch.reset();  // waits for the reads
-  if (use) {
-    next_step_at_ = w.end;
-  }
+  ReadBatch batch(io);
+  table_->AddMediumReads(&batch, io, w.medium, spans);
+  batch.Wait();
+  next_step_at_ = w.end;
 }
 
 void ScanPrefetcher::Collect() {

@@ -6,11 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/table/medium_values.h"
@@ -34,16 +32,9 @@ namespace hybridkv {
 // stops at iterate_upper_bound, at the end of the seek key's prefix under
 // prefix_same_as_start and at the table's end; a backward move stops it until
 // the next seek. A window's records are read by span: one request per run of
-// a medium file, which is in key order.
-//
-// A table whose recent scans took at least kEagerMinEntries entries submits
-// its first window at the seek and waits only when the scan first wants one
-// of its values, so that the reads overlap the scan's seeks in other tables.
-// A window's reads are one AsyncReadBatch, submitted when collected where it
-// can stay in flight between calls (ReadFileSystemFor), else read when waited
-// for; one still in flight when the scan leaves it is waited for before its
-// buffers go. Prefetching only fills a cache: results never depend on it, and
-// its errors are dropped (DBIter's own read reports them).
+// a medium file, which is in key order, all of a window's requests in flight
+// together (ReadBatch). Prefetching only fills a cache: results never depend
+// on it, and its errors are dropped (DBIter's own read reports them).
 
 // How many entries recent scans took from one table: the next scan's first
 // window. Each window is a round trip the scan waits for, so long scans that
@@ -73,8 +64,6 @@ class ScanLengthHint {
 class ScanPrefetcher {
  public:
   static constexpr size_t kMinWindow = 2;
-  // Below it, reading ahead at the seek reads values scans never yield.
-  static constexpr size_t kEagerMinEntries = 8;
 
   // For a scan of the table whose medium values are `table` and whose inner
   // format's reader is `inner`, with these arguments of its NewIterator; the
@@ -101,27 +90,22 @@ class ScanPrefetcher {
   }
 
  private:
-  // One window: its medium values, and the reads of those not cached.
-  // The vectors are reused from window to window.
+  // One window: its medium values. The vectors are reused from window to
+  // window.
   struct Window {
     size_t begin = 0;  // the entries of the window, counted from the seek
     size_t end = 0;
     std::vector<MediumPointer> medium;
-    std::optional<AsyncReadBatch> batch;  // engaged while the reads are pending
     // The entries (counted from the seek) whose values it collected, in
     // order.
     std::vector<size_t> collected_at;
   };
 
   void OpenLookahead();
-  // Waits for the window the scan has reached, or reads one from its entry.
+  // Reads the window that starts at the scan's entry.
   void Step(const Slice& internal_key);
-  // Collects the window at the lookahead into window_state_ and starts its
-  // reads.
-  void StartWindow();
-  // Waits for window_state_'s pending reads; with `use`, the scan goes on
-  // into it.
-  void JoinPending(bool use);
+  // Collects the window at the lookahead into window_state_ and reads it.
+  void ReadWindow();
   // Collects the window's medium values into window_state_.
   void Collect();
   bool BeyondEnd(const Slice& user_key) const;

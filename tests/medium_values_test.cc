@@ -3,7 +3,7 @@
 // One table's medium values (table/medium_values.h), without a DB: which
 // references a table's properties give it, how GroupIntoReadSpans groups
 // pointers into reads, how ResolvePointer reads through the block cache (and
-// refuses I/O for kBlockCacheTier), what WarmMediumSpans reads, which files
+// refuses I/O for kBlockCacheTier), what AddMediumReads reads, which files
 // HoldMediumFiles holds and when it fails, and GetSecret's error. Medium files
 // are written with MediumFileWriter; SSTs are their properties only.
 #include "plugin/hybridkv/table/medium_values.h"
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/medium/medium_refs.h"
@@ -292,9 +293,18 @@ TEST(MediumValuesTest, HandleOutsideTheFileOrAMissingFileFails) {
   EXPECT_EQ(values.context().state->counters.medium_values_resolved.load(), 0u);
 }
 
+// Reads `spans` of `pointers` into the block cache, as a scan's prefetch
+// window does.
+void Warm(TableMediumValues* values, const std::vector<MediumPointer>& pointers,
+          const std::vector<std::pair<size_t, size_t>>& spans) {
+  IOOptions io;
+  ReadBatch batch(io);
+  values->AddMediumReads(&batch, io, pointers, spans);
+}
+
 // One request per span, into the cache, where cache-only resolves then find
 // every value; spans already cached are not read again.
-TEST(MediumValuesTest, WarmMediumSpansReadsEachUncachedSpanOnce) {
+TEST(MediumValuesTest, AddMediumReadsReadsEachUncachedSpanOnce) {
   test::ScratchDir dir("medium-values");
   const auto handles = WriteMediumFile(dir.path(), kFile);
   TableProperties props = PropsReferencing({kFile});
@@ -308,12 +318,7 @@ TEST(MediumValuesTest, WarmMediumSpansReadsEachUncachedSpanOnce) {
   const auto spans = TableMediumValues::GroupIntoReadSpans(&pointers);
   ASSERT_EQ(spans.size(), 2u);
 
-  // Not for reads that may not do I/O or fill the cache.
-  values.WarmMediumSpans(CacheOnly(), pointers, spans);
-  values.WarmMediumSpans(NoFill(), pointers, spans);
-  EXPECT_EQ(c.resolve_reads.load(), 0u);
-
-  values.WarmMediumSpans(MediumReadOptions(), pointers, spans);
+  Warm(&values, pointers, spans);
   EXPECT_EQ(c.resolve_reads.load(), 2u);
   EXPECT_GE(c.resolve_bytes_read.load(), 5 * 1000u);
   std::string value;
@@ -327,7 +332,7 @@ TEST(MediumValuesTest, WarmMediumSpansReadsEachUncachedSpanOnce) {
   EXPECT_EQ(c.medium_values_resolved.load(), wanted.size());
 
   const uint64_t bytes = c.resolve_bytes_read.load();
-  values.WarmMediumSpans(MediumReadOptions(), pointers, spans);
+  Warm(&values, pointers, spans);
   EXPECT_EQ(c.resolve_reads.load(), 2u);
   EXPECT_EQ(c.resolve_bytes_read.load(), bytes);
 
@@ -336,7 +341,7 @@ TEST(MediumValuesTest, WarmMediumSpansReadsEachUncachedSpanOnce) {
   for (int i = 10; i < 20; i++) longer.push_back(PointerTo(handles, i));
   const auto one_span = TableMediumValues::GroupIntoReadSpans(&longer);
   ASSERT_EQ(one_span.size(), 1u);
-  values.WarmMediumSpans(MediumReadOptions(), longer, one_span);
+  Warm(&values, longer, one_span);
   EXPECT_EQ(c.resolve_reads.load(), 3u);
   EXPECT_LT(
       c.resolve_bytes_read.load() - bytes,
@@ -354,7 +359,7 @@ TEST(MediumValuesTest, WarmingWithoutABlockCacheReadsNothing) {
   std::vector<MediumPointer> pointers = {PointerTo(handles, 1),
                                          PointerTo(handles, 2)};
   const auto spans = TableMediumValues::GroupIntoReadSpans(&pointers);
-  values.WarmMediumSpans(MediumReadOptions(), pointers, spans);
+  Warm(&values, pointers, spans);
   EXPECT_EQ(values.context().state->counters.resolve_reads.load(), 0u);
 }
 

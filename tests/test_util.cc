@@ -30,14 +30,10 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 
-// RocksDB reads with io_uring only in applications that opt in by defining
-// this (db_bench and db_bench_ext do). The tests opt in too, so that
-// asynchronous reads (AsyncReadBatch) are what they test;
-// HYBRIDKV_TEST_NO_IO_URING=1 runs them without (CTest runs the read suites
-// both ways).
-extern "C" bool RocksDbIOUringEnable() {
-  return std::getenv("HYBRIDKV_TEST_NO_IO_URING") == nullptr;
-}
+// RocksDB reads with io_uring (MultiGet's MultiRead, async_io scans) only in
+// applications that opt in by defining this, as db_bench and db_bench_ext do.
+// The tests opt in too, so that HybridKV meets those reads.
+extern "C" bool RocksDbIOUringEnable() { return true; }
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {

@@ -38,17 +38,6 @@
 #define HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY false
 #endif
 
-// RocksDB's POSIX Poll (io_uring) aborts the process whenever
-// io_uring_wait_cqe fails, and a wait that a signal interrupts fails with
-// -EINTR (a handled signal, a debugger or profiler attaching, kill -STOP and
-// -CONT, a cgroup freezer), until 10.6, which retries (facebook/rocksdb#13890).
-// Before 10.6, HybridKV waits for the reads of its own POSIX instance itself
-// (AsyncReadBatch); its loop is that of Poll, unchanged from 9.10 to 10.5,
-// with the retry.
-#if !HYBRIDKV_ROCKSDB_AT_LEAST(10, 6) && defined(ROCKSDB_IOURING_PRESENT)
-#define HYBRIDKV_POSIX_POLL_ABORTS_ON_EINTR 1
-#endif
-
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 

@@ -114,7 +114,7 @@ IOStatus MediumBlockCache::Read(const IOOptions& io,
   return IOStatus::OK();
 }
 
-void MediumBlockCache::ReadAsync(AsyncReadBatch* batch,
+void MediumBlockCache::ReadInBatch(ReadBatch* batch,
                                  const std::shared_ptr<MediumFileReader>& file,
                                  uint64_t offset, size_t n,
                                  std::atomic<uint64_t>* bytes_read) const {
@@ -126,7 +126,7 @@ void MediumBlockCache::ReadAsync(AsyncReadBatch* batch,
   BlockSpan(*file, offset, n, &begin, &end);
   // The callback keeps the file open until the batch is done with it.
   const MediumBlockCache blocks = *this;
-  file->ReadRangeAsync(
+  file->ReadRangeInBatch(
       batch, begin, end - begin,
       [blocks, file, begin, bytes_read](const IOStatus& s, const Slice& span) {
         if (s.ok()) {

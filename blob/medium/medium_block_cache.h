@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cache/cache_key.h"
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/advanced_cache.h"
 #include "rocksdb/io_status.h"
@@ -58,7 +58,7 @@ class MediumBlockCache {
   // The same read as Read's with `fill_cache`, added to `batch`: caches the
   // blocks when it completes, and adds the bytes it read to `*bytes_read`
   // (which must outlive the batch's Wait). Errors are dropped: warming only.
-  void ReadAsync(AsyncReadBatch* batch,
+  void ReadInBatch(ReadBatch* batch,
                  const std::shared_ptr<MediumFileReader>& file, uint64_t offset,
                  size_t n, std::atomic<uint64_t>* bytes_read) const;
 

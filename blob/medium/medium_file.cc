@@ -257,11 +257,8 @@ Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
 }
 
 MediumFileReader::MediumFileReader(std::string path,
-                                   std::unique_ptr<RandomAccessFileReader> file,
-                                   const FileSystem* file_system)
-    : path_(std::move(path)),
-      file_(std::move(file)),
-      file_system_(file_system) {}
+                                   std::unique_ptr<RandomAccessFileReader> file)
+    : path_(std::move(path)), file_(std::move(file)) {}
 
 MediumFileReader::~MediumFileReader() { ReleaseHold(hold_fd_); }
 
@@ -294,7 +291,7 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
       /*stats=*/nullptr, Histograms::HISTOGRAM_ENUM_MAX,
       /*file_read_hist=*/nullptr, file_options.rate_limiter);
   std::unique_ptr<MediumFileReader> r(
-      new MediumFileReader(path, std::move(file), fs.get()));
+      new MediumFileReader(path, std::move(file)));
   // Before the header and footer are read: a file punched by another process
   // before the hold fails their checks or reads as the caller expects. Held
   // whatever this reader's file system: the writer's may punch where this one
@@ -376,10 +373,9 @@ IOStatus MediumFileReader::DecodeRecord(uint64_t offset, const Slice& record,
   return IOStatus::OK();
 }
 
-void MediumFileReader::ReadRangeAsync(AsyncReadBatch* batch, uint64_t offset,
-                                      size_t n,
-                                      AsyncReadBatch::Done done) const {
-  batch->Add(file_.get(), file_system_, offset, n, std::move(done));
+void MediumFileReader::ReadRangeInBatch(ReadBatch* batch, uint64_t offset,
+                                        size_t n, ReadBatch::Done done) const {
+  batch->Add(file_.get(), offset, n, std::move(done));
 }
 
 IOStatus MediumFileReader::ReadRange(const IOOptions& io_options,

@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
+#include "plugin/hybridkv/blob/io/read_batch.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
 #include "rocksdb/slice.h"
@@ -195,8 +195,8 @@ class MediumFileReader {
 
   // Adds the read of `[offset, offset + n)` to `batch`; this reader must
   // outlive the batch's Wait.
-  void ReadRangeAsync(AsyncReadBatch* batch, uint64_t offset, size_t n,
-                      AsyncReadBatch::Done done) const;
+  void ReadRangeInBatch(ReadBatch* batch, uint64_t offset, size_t n,
+                        ReadBatch::Done done) const;
 
   const std::string& path() const { return path_; }
   uint64_t data_end() const { return data_end_; }
@@ -204,12 +204,10 @@ class MediumFileReader {
 
  private:
   MediumFileReader(std::string path,
-                   std::unique_ptr<RandomAccessFileReader> file,
-                   const FileSystem* file_system);
+                   std::unique_ptr<RandomAccessFileReader> file);
 
   std::string path_;
   std::unique_ptr<RandomAccessFileReader> file_;
-  const FileSystem* file_system_;  // that opened file_
   int hold_fd_ = -1;               // HoldForReading's, while open
   uint64_t data_end_ = 0;
   uint64_t num_records_ = 0;

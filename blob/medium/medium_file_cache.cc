@@ -1,7 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 
-#include "plugin/hybridkv/blob/io/async_read_batch.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
@@ -30,10 +29,7 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
     shard.alive.erase(alive);
   }
   std::unique_ptr<MediumFileReader> opened;
-  // Through HybridKV's own file system instance, so that scans may leave
-  // reads of it in flight (ReadFileSystemFor).
-  IOStatus s = OpenMediumFile(ReadFileSystemFor(fs), dirs, number, file_options,
-                              &opened, io);
+  IOStatus s = OpenMediumFile(fs, dirs, number, file_options, &opened, io);
   if (!s.ok()) {
     return s;
   }
