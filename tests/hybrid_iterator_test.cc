@@ -8,7 +8,7 @@
 // compactions, they read as compaction pointers without any medium read,
 // unless the column family's compactions must resolve; a table whose
 // pointers do not verify under the DB's secret, or whose secret is missing,
-// fails the iteration. scan_prefetch_test.cc covers scan prefetching.
+// fails the iteration. scan_prefetcher_test.cc covers scan prefetching.
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 
 #include <gtest/gtest.h>

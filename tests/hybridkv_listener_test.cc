@@ -8,7 +8,7 @@
 // whether its column family's compactions must resolve pointers (on a DB
 // whose options SetOptions changed); finished flushes and compactions apply
 // the blob GC policy and note the output level. The events need a DB only
-// where the listener reads its options. medium_tracker_test.cc covers the
+// where the listener reads its options. medium_lifecycle_test.cc covers the
 // tracker, blob_gc_policy_test.cc the policy through real jobs.
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"
 
