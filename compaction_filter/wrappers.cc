@@ -51,9 +51,8 @@ class ResolvingCompactionFilter : public CompactionFilter {
       Status s = ResolveIfCompactionPointer(*existing_value, key, &is_pointer,
                                             &resolved);
       if (!s.ok()) {
-        // No way to report an error from a filter: keep the entry untouched, so
-        // nothing is lost, and let the read path report the damaged medium
-        // file.
+        // A filter cannot report errors: keep the entry, losing nothing, and
+        // let the read path report the damaged medium file.
         return Decision::kKeep;
       }
       if (is_pointer) {
@@ -107,10 +106,9 @@ HybridKVCompactionFilterFactory::HybridKVCompactionFilterFactory(
 
 Status HybridKVCompactionFilterFactory::PrepareOptions(
     const ConfigOptions& config_options) {
-  // RocksDB re-reads the OPTIONS file it writes with unsupported options
-  // ignored, and an inner filter the registry cannot create (any user class)
-  // then reads back as null; so does a loaded OPTIONS file, where stock RocksDB
-  // would drop such a filter alike. Only strict parsing makes it an error.
+  // Lenient parsing (RocksDB re-reading its own OPTIONS file, or a loaded
+  // one) reads an inner filter the registry cannot create back as null, as
+  // stock RocksDB drops such filters; only strict parsing fails.
   if (inner_ == nullptr && !config_options.ignore_unsupported_options) {
     return MissingInner(kClassName());
   }
@@ -161,8 +159,7 @@ bool HybridKVMergeOperator::FullMergeV3(
     const MergeOperationInputV3& merge_in,
     MergeOperationOutputV3* merge_out) const {
   if (inner_ == nullptr) {
-    // Loaded from an OPTIONS file naming a merge operator this process cannot
-    // create: fail the merge (Corruption to the caller) rather than guess.
+    // Fail the merge (Corruption to the caller) rather than guess.
     ROCKS_LOG_ERROR(merge_in.logger,
                     "HybridKVMergeOperator: no inner merge operator; register "
                     "it with the ObjectRegistry or set it in code.");
@@ -174,8 +171,7 @@ bool HybridKVMergeOperator::FullMergeV3(
     Status s = ResolveIfCompactionPointer(*existing, merge_in.key, &is_pointer,
                                           &resolved);
     if (!s.ok()) {
-      // Failing the merge fails the compaction (or read) loudly, instead of
-      // merging onto pointer bytes.
+      // Fail the compaction (or read) rather than merge onto pointer bytes.
       merge_out->op_failure_scope = OpFailureScope::kMustMerge;
       return false;
     }

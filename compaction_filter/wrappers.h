@@ -1,10 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// compaction_filter/: wrappers that let a user's compaction filter and merge
-// operator run on a HybridTable column family. Compactions read medium
-// pointers as values; these wrappers resolve a pointer before the user's code
-// sees it. A filter that keeps the value keeps the pointer; a changed value,
-// and a merge result, are written as plain values. ConfigureOptions installs
+// compaction_filter/: wrappers that resolve medium pointers, which
+// compactions read as values, before a user's compaction filter or merge
+// operator sees them. A filter that keeps the value keeps the pointer; changed
+// values and merge results are written inline. ConfigureOptions installs
 // them; HybridTable's ValidateOptions rejects an unwrapped filter or operator.
 //
 // May depend on: table/compaction_pointer.h (to resolve pointers), HybridKV's
@@ -40,9 +39,8 @@ class HybridKVCompactionFilterFactory : public CompactionFilterFactory {
   std::shared_ptr<CompactionFilterFactory> inner_;
 };
 
-// Adapts a single, caller-owned CompactionFilter
-// (ColumnFamilyOptions::compaction_filter) to a factory, so that it can be
-// wrapped too.
+// Adapts a caller-owned ColumnFamilyOptions::compaction_filter to a factory,
+// so it can be wrapped too.
 std::shared_ptr<CompactionFilterFactory> NewSharedCompactionFilterFactory(
     const CompactionFilter* filter);
 
@@ -59,8 +57,8 @@ class HybridKVMergeOperator : public MergeOperator {
   bool FullMergeV3(const MergeOperationInputV3& merge_in,
                    MergeOperationOutputV3* merge_out) const override;
   // Without an inner operator (an OPTIONS file named one this process cannot
-  // create), these answer as MergeOperator's defaults do, and FullMergeV3
-  // fails the merge: every flush and compaction asks AllowSingleOperand.
+  // create) these answer as MergeOperator's defaults, since every flush and
+  // compaction asks AllowSingleOperand; FullMergeV3 fails the merge.
   bool PartialMerge(const Slice& key, const Slice& left_operand,
                     const Slice& right_operand, std::string* new_value,
                     Logger* logger) const override {

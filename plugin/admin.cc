@@ -1,8 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Checkpoint and DestroyDB helpers that know HybridKV's own files: `<n>.medium`
-// and HYBRIDKV-SECRET. The checkpoint is RocksDB's own, taken through
-// HybridKV's handle, whose live-file list holds them (plugin/live_files.h).
+// CreateCheckpoint, ConvertToStockDB and DestroyDB: the calls that must know
+// HybridKV's files, `<n>.medium` and HYBRIDKV-SECRET.
 #include <map>
 #include <string>
 #include <vector>
@@ -56,8 +55,7 @@ Status CreateCheckpoint(DB* db, const std::string& checkpoint_dir) {
 
 Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
                         const std::vector<ColumnFamilyDescriptor>& families) {
-  // The same DB with merge level 0: every compaction writes medium values
-  // back inline, so a full compaction of each column family leaves no pointer.
+  // At merge level 0 every compaction writes medium values back inline.
   std::vector<ColumnFamilyDescriptor> inline_all = families;
   for (ColumnFamilyDescriptor& family : inline_all) {
     if (family.options.compaction_style == kCompactionStyleFIFO) {
@@ -90,8 +88,7 @@ Status ConvertToStockDB(const DBOptions& db_options, const std::string& name,
   if (s.ok()) {
     s = db->WaitForCompact(WaitForCompactOptions());
   }
-  // The live SSTs' pointers, known in any session; those of an SST built
-  // without HybridKV too.
+  // read_unknown: SSTs built without HybridKV may hold pointers too.
   std::vector<std::string> homes;
   std::map<uint64_t, MediumRefs> refs;
   if (s.ok()) {
@@ -128,14 +125,13 @@ Status ConvertToStockDB(const Options& options, const std::string& name) {
 }
 
 Status DestroyDB(const std::string& name, const Options& options) {
-  // RocksDB's DestroyDB takes the DB's lock, so it fails while the DB is open:
-  // only then are HybridKV's files removed.
+  // RocksDB's DestroyDB takes the DB's lock, so it fails while the DB is open.
   Status s = ROCKSDB_NAMESPACE::DestroyDB(name, options);
   if (!s.ok()) {
     return s;
   }
-  // Medium files and secrets are in the homes, the first of each column
-  // family's paths: the DB's directory, or db_paths' or cf_paths' first.
+  // Medium files and secrets are in the homes: the DB's directory, or the
+  // first of db_paths or a column family's cf_paths.
   std::vector<std::string> dirs{name};
   for (const auto* paths : {&options.db_paths, &options.cf_paths}) {
     for (const DbPath& path : *paths) dirs.push_back(path.path);

@@ -1,12 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Backups of HybridKV DBs on RocksDB's BackupEngine (docs/deployability.md
-// says why). BackupEngine restores only names RocksDB's ParseFileName accepts,
-// which "<n>.medium" is not: a medium file goes into the backup as "<n>.blob"
-// (n is its flush's SST number, which no blob file can have) through a hard
-// link in the DB directory for the length of the backup, and is renamed back
-// at restore. The secret and the list of medium files go into the backup's
-// app metadata.
+// Backups on RocksDB's BackupEngine (docs/deployability.md says why). It
+// restores only names ParseFileName accepts, which "<n>.medium" is not, so a
+// medium file enters the backup as "<n>.blob" (n is its flush's SST number,
+// which no blob file can have) via a hard link in the DB directory, and is
+// renamed back at restore. The secret and medium list go in app metadata.
 //
 // Backup metadata format, version 1 (text, one field a line):
 //
@@ -57,8 +55,7 @@ std::string EncodeMetadata(const BackupMetadata& m) {
   return body + "crc " + crc + "\n";
 }
 
-// NotFound when `text` is not HybridKV's metadata (a backup RocksDB's
-// CreateNewBackup made).
+// NotFound when `text` is not HybridKV's (RocksDB's CreateNewBackup made it).
 Status DecodeMetadata(BackupID id, const std::string& text, BackupMetadata* m) {
   const std::string tag = std::string(kMetadataTag) + " ";
   if (!Slice(text).starts_with(tag)) {
@@ -104,15 +101,13 @@ Status DecodeMetadata(BackupID id, const std::string& text, BackupMetadata* m) {
   return Status::OK();
 }
 
-// The name a backup holds medium file `number` under, and the link that gives
-// it that name in the DB directory while the backup runs.
+// Medium file `number`'s name in a backup, and of its link in the DB dir.
 std::string AliasName(uint64_t number) {
   return BlobFileName(number);  // "000123.blob"
 }
 
-// The DB as BackupEngine sees it: the live files listed once, before the
-// backup starts (disabled file deletions keep them), medium files under their
-// alias names.
+// The DB as BackupEngine sees it: the live files listed before the backup
+// (disabled file deletions keep them), medium files under their aliases.
 class BackupView : public StackableDB {
  public:
   BackupView(DB* db, std::vector<LiveFileStorageInfo> files,
@@ -156,8 +151,8 @@ class BackupLinks {
   std::vector<uint64_t> numbers_;
 };
 
-// Lists `root`'s files for a backup made with `options`, links each medium
-// file under its alias for the life of `*links`, and fills `metadata`.
+// Lists `root`'s files for the backup, links each medium file under its alias
+// for the life of `*links`, and fills `metadata`.
 Status ListForBackup(DB* root, const CreateBackupOptions& options,
                      std::vector<LiveFileStorageInfo>* files,
                      BackupMetadata* metadata,
@@ -222,9 +217,8 @@ std::string DbFileNameOf(const std::string& relative) {
   return name;
 }
 
-// What restoring backup `id` would lack: medium files its SSTs point into that
-// it does not hold, and (for backups made here) files its meta file lists that
-// are gone. OK when nothing is missing.
+// Corruption naming what restoring backup `id` would lack: medium files its
+// SSTs point into, and (for backups made here) listed files that are gone.
 Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
                      BackupMetadata* metadata) {
   BackupInfo info;
@@ -292,8 +286,7 @@ Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
                             "). Restore another backup.");
 }
 
-// Puts back what the backup held under other names: the secret and the
-// medium files.
+// Puts back what the backup held under other names: secret, medium files.
 Status FinishRestore(const BackupMetadata& metadata, const std::string& db_dir,
                      const std::shared_ptr<FileSystem>& fs) {
   IOStatus s;
@@ -358,9 +351,8 @@ Status RestoreDBFromBackup(BackupEngineReadOnlyBase* engine, BackupID backup_id,
   Status s = CheckComplete(engine, backup_id, &metadata);
   if (s.ok()) {
     s = engine->RestoreDBFromBackup(options, backup_id, db_dir, wal_dir);
-    // What this process knew of the directory's files is of the DB the
-    // restore replaced: a reopened DB that deleted an SST before its first
-    // flush or compaction would otherwise free medium files by it.
+    // Forget the replaced DB's files: a reopened DB that deleted an SST before
+    // its first flush or compaction would otherwise free medium files by it.
     DbStateFor(db_dir)->tracker().Forget();
   }
   if (s.ok()) {

@@ -34,10 +34,9 @@ Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
   Status s =
       db_->GetRootDB()->GetLiveFiles(files, manifest_file_size, flush_memtable);
   if (!s.ok()) return s;
-  // The names are "/000123.sst", relative to whichever path holds them; the
-  // metadata says which, and so whose home's medium files they need. An SST
-  // that left the Version since is looked for in the default column
-  // family's paths.
+  // Names are "/000123.sst", relative to the path that holds them; the
+  // metadata says which, hence whose home's medium files they need. An SST
+  // that left the Version since goes to the default column family's home.
   std::vector<LiveFileMetaData> metadata;
   db_->GetLiveFilesMetaData(&metadata);
   std::map<uint64_t, std::string> dirs;
@@ -109,7 +108,9 @@ Status Open(const DBOptions& db_options, const std::string& name,
   });
 }
 
-// How often OpenAsSecondary tries when a table vanishes under it.
+// OpenAsSecondary retries when the primary deletes a table between the
+// open's read of the MANIFEST and its open of that table: the next attempt
+// reads a MANIFEST that no longer names it.
 constexpr int kSecondaryOpenAttempts = 5;
 
 Status OpenAsSecondary(const Options& options, const std::string& name,
@@ -124,9 +125,8 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
         "inline values follow fine), or copy the DB with a checkpoint or "
         "backup instead.");
   }
-  // The secondary reads through SecondaryFileSystem (see there why), enabled
-  // once it is open; the Env that carries it must outlive the DB, so the DB's
-  // deleter owns it.
+  // Reads go through SecondaryFileSystem (see there why), enabled once open.
+  // The DB's deleter owns its Env, which must outlive it.
   Env* base_env = options.env != nullptr ? options.env : Env::Default();
   auto fs = std::make_shared<SecondaryFileSystem>(base_env->GetFileSystem());
   std::shared_ptr<Env> env =
@@ -134,9 +134,6 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
   Options with_env = options;
   with_env.env = env.get();
   DB* db = nullptr;
-  // The primary may delete a table between the open's read of the MANIFEST
-  // and its open of that table: a new attempt reads the newer MANIFEST, which
-  // no longer names it. A table missing for good still fails the open.
   Status s;
   for (int attempt = 1; attempt <= kSecondaryOpenAttempts; ++attempt) {
     s = OpenSecondaryDB(with_env, name, secondary_path, &db);

@@ -1,10 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// HybridDB: HybridKV's DB handle, a StackableDB. It lists HybridKV's own files
-// beside RocksDB's (GetLiveFilesStorageInfo, GetLiveFiles), so RocksDB's
-// Checkpoint, and replication that copies the listed files, copy a DB that
-// reads every value; and it answers the `hybridkv.*` properties. Everything
-// else passes through to the DB underneath.
+// HybridDB: the StackableDB that hybridkv::Open and NewHandle return;
+// include/hybridkv/hybridkv.h says what it adds.
 //
 // Depends on plugin/live_files.h, blob/ and RocksDB's public headers.
 #pragma once
@@ -22,8 +19,7 @@ class HybridDB : public StackableDB {
  public:
   // Owns `db`.
   explicit HybridDB(DB* db) : StackableDB(db) {}
-  // Shares `db`: a handle over a DB that another object owns, such as a
-  // TransactionDB.
+  // Shares `db`; its deleter says who owns it.
   explicit HybridDB(std::shared_ptr<DB> db) : StackableDB(std::move(db)) {}
 
   using StackableDB::GetIntProperty;
@@ -41,8 +37,7 @@ class HybridDB : public StackableDB {
                    std::string* value) override;
 };
 
-// The value of HybridKV property `property` ("hybridkv.<name>") of the DB in
-// `db`; false when there is no such property.
+// HybridKV property `property` ("hybridkv.<name>") of `db`; false if none.
 bool GetHybridKVProperty(DB* db, const Slice& property, uint64_t* value);
 
 }  // namespace hybridkv

@@ -1,18 +1,14 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// hybridkv_admin: HybridKV's copy and conversion calls for operators' jobs, as
-// `ldb backup`/`ldb restore` are RocksDB's. Opens the DB with the options of
-// its latest OPTIONS file (HybridKV's components resolve: the plugin is built
-// in), so the DB must not be open elsewhere.
+// hybridkv_admin: HybridKV's copy and conversion calls for operators, as
+// `ldb backup`/`ldb restore` are RocksDB's. Opens the DB with its latest
+// OPTIONS file (the plugin is built in), so it must not be open elsewhere.
 //
 //   hybridkv_admin backup --db=DIR --backup_dir=DIR
 //   hybridkv_admin restore --backup_dir=DIR --db=DIR [--backup_id=N]
 //   hybridkv_admin verify-backup --backup_dir=DIR [--backup_id=N]
 //   hybridkv_admin checkpoint --db=DIR --checkpoint_dir=DIR
 //   hybridkv_admin convert-to-stock --db=DIR
-//
-// convert-to-stock prints what leaving cost: seconds, bytes the process wrote
-// (/proc/self/io) and the DB's bytes on disk before and after.
 #include <chrono>
 #include <cstdio>
 #include <fstream>

@@ -46,12 +46,10 @@ void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
 
 namespace {
 
-// Whether the compactions of column family `cf_id` of `db` must resolve
-// pointers: its options, which SetOptions may have changed without asking
-// HybridKV, would lose them. Another table factory's builder would write them
-// as values; BlobDB would move them into blob files (RocksDB's compaction
-// extracts every value of min_blob_size bytes or more before the output table
-// sees it). Resolved, values go where stock RocksDB puts them.
+// Whether compactions of `cf_id` must resolve pointers because its options,
+// which SetOptions may change behind HybridKV's back, would lose them: another
+// table factory's builder writes them as values, and BlobDB extracts values of
+// min_blob_size or more before the output table sees them.
 bool CompactionsMustResolve(DB* db, uint32_t cf_id) {
   if (db == nullptr) {
     return false;  // a unit test's event, with no DB behind it
@@ -86,8 +84,8 @@ void HybridKVListener::OnCompactionBegin(DB* db,
   if (info.compaction_reason == CompactionReason::kChangeTemperature) {
     state->tracker().Reseed();
   }
-  // Under leveled compaction L0 compacts into the base level; this event comes
-  // before the compaction's builders resolve merge_level=auto.
+  // L0 compacts into the base level; note it before the compaction's builders
+  // resolve merge_level=auto.
   if (info.base_input_level == 0 && info.output_level > 0) {
     state->counters.NoteBaseLevel(info.cf_id, info.output_level);
   }
@@ -98,8 +96,7 @@ void HybridKVListener::OnCompactionCompleted(DB* db,
   if (!info.output_files.empty()) {
     DbState* state = DbStateFor(DirName(info.output_files.front()));
     state->tracker().EnsureSeeded(db->GetName());
-    // Trivial moves run no builder: the deepest level that negative merge
-    // levels count from is noted here too.
+    // Trivial moves run no builder: note the deepest level here too.
     state->counters.NoteLevel(info.cf_id, info.output_level);
   }
   ApplyBlobGcPolicy(db, info.cf_id);

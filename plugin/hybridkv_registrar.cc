@@ -1,8 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// plugin/: how RocksDB finds HybridKV. hybridkv.mk and CMakeLists.txt make
-// RocksDB build us in-tree; the registrar below adds our components to every
-// ObjectRegistry, so options strings and OPTIONS files can name them.
+// plugin/: how RocksDB finds HybridKV. hybridkv.mk and CMakeLists.txt build
+// it in-tree; the registrar below adds its components to every ObjectRegistry.
 //
 // May depend on: every other folder of HybridKV, and RocksDB.
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
@@ -66,8 +65,7 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
   }
   configured.enable_blob_files = hybrid.enable_blob_files;
   configured.min_blob_size = uint64_t{hybrid.table.medium_max_value_size} + 1;
-  // Under the garbage policy GC starts off: HybridKV turns it on when the
-  // oldest blob files hold garbage.
+  // Under the garbage policy GC starts off; the listener turns it on.
   configured.enable_blob_garbage_collection =
       hybrid.enable_blob_garbage_collection &&
       table.blob_garbage_collection_min_garbage_ratio == 0;
@@ -85,8 +83,7 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
 
 namespace {
 
-// Adds `T`, made by its default constructor, as the `Base` named
-// T::kClassName().
+// Adds `T`, default-constructed, as the `Base` named T::kClassName().
 template <typename Base, typename T>
 void AddFactory(ObjectLibrary& library) {
   library.AddFactory<Base>(T::kClassName(), [](const std::string& /*uri*/,
@@ -111,8 +108,7 @@ int Register(ObjectLibrary& library) {
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE
 
-// Called by RocksDB for every ObjectRegistry it creates (see
-// ROCKSDB_PLUGIN_BUILTINS).
+// Called for every ObjectRegistry RocksDB creates (ROCKSDB_PLUGIN_BUILTINS).
 extern "C" int hybridkv_reg(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                             const std::string& /*arg*/) {
   return ROCKSDB_NAMESPACE::hybridkv::Register(library);

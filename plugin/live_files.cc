@@ -15,12 +15,9 @@ namespace hybridkv {
 
 namespace {
 
-// The references of SST `number` at `path`: `known`'s (the tracker's) when it
-// has them, else read from the SST. `exact`, for copies and for deciding
-// that no pointer is left: an SST without the refs property (built by stock
-// RocksDB, which may have copied pointers) is read entry by entry, and one
-// deleted meanwhile is an error. Otherwise, for figures: such an SST counts
-// as referencing nothing.
+// The references of SST `number` at `path`: `known`'s (the tracker's), else
+// read from the SST. `exact` is ReadLiveSstRefs's `read_unknown`; copies
+// need it too.
 Status RefsOfSst(const std::map<uint64_t, MediumRefs>& known,
                  const std::shared_ptr<FileSystem>& fs, uint64_t number,
                  const std::string& path, bool exact, MediumRefs* refs) {
@@ -61,8 +58,8 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found) {
   const std::shared_ptr<FileSystem>& fs = db->GetEnv()->GetFileSystem();
-  // The tracker knows the SSTs RocksDB reported; others (written before this
-  // process, or with the listener off) say so in their properties.
+  // SSTs RocksDB did not report to the tracker (older than this process, or
+  // with the listener off) give their refs in their properties.
   MediumFileTracker& tracker = DbStateFor(dir)->tracker();
   std::map<uint64_t, MediumRefs> known;
   tracker.KnownRefs(db->GetName(), &known);
@@ -92,8 +89,7 @@ Status FindHybridKVFiles(DB* db, const std::string& dir,
 }
 
 std::string DefaultHome(DB* db) {
-  // RocksDB fills cf_paths from db_paths, and db_paths with the DB's
-  // directory.
+  // RocksDB fills cf_paths from db_paths, and db_paths with the DB's dir.
   const std::vector<DbPath> paths = db->GetOptions().cf_paths;
   return paths.empty() ? db->GetName() : paths.front().path;
 }

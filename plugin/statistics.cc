@@ -6,7 +6,7 @@
 
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/live_files.h"
@@ -16,8 +16,6 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
 Status GetStatistics(DB* db, HybridStatistics* stats) {
-  // Per home (the first of a column family's paths, which holds its medium
-  // files): the DB's own directory unless db_paths or cf_paths says otherwise.
   std::map<uint64_t, MediumRefs> live_refs;
   std::vector<std::string> homes;
   Status status = ReadLiveSstRefs(db, &homes, &live_refs);

@@ -27,7 +27,7 @@
 
 #include "hybridkv/hybridkv.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"

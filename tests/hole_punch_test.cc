@@ -1,9 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// PunchHoles (blob/medium/hole_punch.h) on a real file system: it frees whole
+// PunchHoles (blob/lifecycle/hole_punch.h) on a real file system: it frees whole
 // blocks of a medium file in place, keeps the rest readable, leaves files
 // shared with a checkpoint alone, and says when it cannot punch.
-#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <string>
 
-#include "plugin/hybridkv/blob/medium/medium_runs.h"
+#include "plugin/hybridkv/blob/format/medium_runs.h"
 #include "rocksdb/file_system.h"
 #include "test_util.h"
 

@@ -1,8 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium pointer (blob/medium/medium_pointer.h): its encoding, and the MAC
+// The medium pointer (blob/format/medium_pointer.h): its encoding, and the MAC
 // that binds it to its key and its DB.
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {

@@ -1,10 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The refs property (blob/medium/medium_refs.h) without a DB: what a builder
+// The refs property (blob/format/medium_refs.h) without a DB: what a builder
 // records per pointer, the property its collector writes, and how
 // GetMediumRefs decodes it and refuses damaged or unknown encodings. The
 // runs' arithmetic is medium_runs_test.cc's.
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 
 #include <gtest/gtest.h>
 
@@ -264,47 +264,6 @@ TEST(MediumRefsTest, ForwardingFactoryCreatesTheTargetsCollector) {
   UserCollectedProperties props;
   ASSERT_OK(collector->Finish(&props));
   EXPECT_EQ(props[kMediumRefsProperty], Encoded(&refs));
-}
-
-// An SST whose property cannot be decoded is scanned instead; one that
-// cannot be read at all leaves its references unknown: an error.
-TEST(MediumRefsTest, ReadFallsBackToScanningTheSst) {
-  test::ScratchDir dir("medium-refs");
-  const std::string sst = dir.Sub("plain.sst");
-  Options options;
-  SstFileWriter writer(EnvOptions(), options);
-  ASSERT_OK(writer.Open(sst));
-  for (int i = 0; i < 100; ++i) {
-    ASSERT_OK(writer.Put("key" + std::to_string(1000 + i), "value"));
-  }
-  ASSERT_OK(writer.Finish());
-
-  const std::shared_ptr<FileSystem> fs = FileSystem::Default();
-  int entries = 0;
-  ASSERT_OK(ForEachRawEntry(
-      fs, sst, [&entries](const Slice&, const Slice&) { entries++; }));
-  EXPECT_EQ(entries, 100);
-
-  MediumRefs got;
-  got[1] = {};
-  ASSERT_OK(
-      ReadMediumRefs(fs, sst, WithRefsProperty(std::string("\x09", 1)), &got));
-  EXPECT_TRUE(got.empty());
-  got[1] = {};
-  ASSERT_OK(ScanMediumRefs(fs, sst, &got));
-  EXPECT_TRUE(got.empty());
-
-  // A decodable property is trusted, without reading the file.
-  MediumRefs refs;
-  refs[8] = {1, 10, {{0, 10}}};
-  ASSERT_OK(ReadMediumRefs(fs, dir.Sub("missing.sst"),
-                           WithRefsProperty(Encoded(&refs)), &got));
-  ExpectSameRefs(got, refs);
-
-  EXPECT_FALSE(
-      ReadMediumRefs(fs, dir.Sub("missing.sst"), TableProperties(), &got).ok());
-  test::WriteWholeFile(dir.Sub("garbage.sst"), std::string(4096, 'x'));
-  EXPECT_FALSE(ScanMediumRefs(fs, dir.Sub("garbage.sst"), &got).ok());
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The arithmetic of medium runs (blob/medium/medium_runs.h), the byte ranges
+// The arithmetic of medium runs (blob/format/medium_runs.h), the byte ranges
 // of a medium file that SSTs point into, and the runs the refs property
-// records (blob/medium/medium_refs.h).
-#include "plugin/hybridkv/blob/medium/medium_runs.h"
+// records (blob/format/medium_refs.h).
+#include "plugin/hybridkv/blob/format/medium_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "rocksdb/table_properties.h"
 #include "test_util.h"
 #include "util/coding.h"

@@ -24,7 +24,7 @@
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "rocksdb/db.h"
 #include "rocksdb/file_system.h"
 #include "test_util.h"

@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// RecordCrc (blob/medium/record_crc.h), the checksum of medium records.
-#include "plugin/hybridkv/blob/medium/record_crc.h"
+// RecordCrc (blob/format/record_crc.h), the checksum of medium records.
+#include "plugin/hybridkv/blob/format/record_crc.h"
 
 #include <gtest/gtest.h>
 

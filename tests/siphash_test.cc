@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// SipHash-2-4 (blob/medium/siphash.h), the MAC of medium pointers.
-#include "plugin/hybridkv/blob/medium/siphash.h"
+// SipHash-2-4 (blob/format/siphash.h), the MAC of medium pointers.
+#include "plugin/hybridkv/blob/format/siphash.h"
 
 #include <gtest/gtest.h>
 

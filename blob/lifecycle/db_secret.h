@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "plugin/hybridkv/blob/format/siphash.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/status.h"
 

@@ -3,10 +3,12 @@
 // blob/lifecycle/: what HybridKV keeps per DB and how a medium file lives and
 // goes: the per-DB state (this header), the medium-file tracker that counts
 // references and frees dead runs (medium_lifecycle.h), the DB secret that keys
-// pointer MACs (db_secret.h). RocksDB's events reach the tracker through
-// HybridKVListener, in plugin/.
+// pointer MACs (db_secret.h), the references of SSTs on disk (sst_refs.h),
+// and freeing runs in place (hole_punch.h). RocksDB's events reach the
+// tracker through HybridKVListener, in plugin/.
 //
-// May depend on: blob/medium/, blob/io/, RocksDB. Not on table/ or plugin/.
+// May depend on: blob/format/, blob/medium/, blob/io/, RocksDB. Not on table/
+// or plugin/.
 //
 // Everything HybridKV keeps per DB, in one object per home directory (the
 // first of a column family's cf_paths, where its flushes write SSTs and
@@ -26,7 +28,7 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
-#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "plugin/hybridkv/blob/format/siphash.h"
 #include "rocksdb/options.h"
 #include "rocksdb/status.h"
 

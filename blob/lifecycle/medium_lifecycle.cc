@@ -11,9 +11,10 @@
 #include "file/random_access_file_reader.h"
 #include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
 #include "table/format.h"
 #include "table/meta_blocks.h"
 

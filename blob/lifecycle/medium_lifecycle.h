@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/sst_file_manager.h"

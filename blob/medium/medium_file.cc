@@ -9,8 +9,8 @@
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/medium/hole_punch.h"
-#include "plugin/hybridkv/blob/medium/record_crc.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
+#include "plugin/hybridkv/blob/format/record_crc.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 

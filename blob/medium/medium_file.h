@@ -1,15 +1,12 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// blob/medium/: the medium value file and everything that reads or frees
-// its bytes: the file (this header), the pointer an SST holds in a value's
-// place and its MAC (medium_pointer.h, siphash.h), the records' crc
-// (record_crc.h), the references an SST records (medium_refs.h) and their
-// byte runs (medium_runs.h), readers with readahead (medium_readahead.h), the
-// block cache of medium blocks (medium_block_cache.h), one open-file cache per
-// DB (medium_file_cache.h), and freeing runs in place (hole_punch.h).
+// blob/medium/: the medium value file and what reads it: the file's writer
+// and reader (this header), readers with readahead (medium_readahead.h), the
+// block cache of medium blocks (medium_block_cache.h), and one open-file cache
+// per DB (medium_file_cache.h).
 //
-// May depend on: blob/io/ and RocksDB (public and internal headers). Nothing
-// else of HybridKV: who keeps which file alive is blob/lifecycle/'s business.
+// May depend on: blob/format/, blob/io/ and RocksDB (public and internal
+// headers). Who keeps which file alive is blob/lifecycle/'s business.
 //
 // Medium value file format, version 2. One file, `<number>.medium`, holds the
 // medium values of one flush output, in the SST's key order; it is written
@@ -43,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/io/read_batch.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
@@ -93,11 +91,6 @@ std::string MediumFileName(const std::string& dir, uint64_t number);
 // medium file's.
 uint64_t MediumNumberOf(const std::string& name);
 
-// Where one record lives: enough to read it back with a single positioned read.
-struct MediumRecordHandle {
-  uint64_t offset = 0;  // of the record's first byte
-  uint32_t size = 0;    // of the whole record, crc included
-};
 
 // Writes one medium file. Not thread-safe.
 class MediumFileWriter {

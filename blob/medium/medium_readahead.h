@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "rocksdb/options.h"
 #include "rocksdb/system_clock.h"
 

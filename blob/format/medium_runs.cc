@@ -1,5 +1,5 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
-#include "plugin/hybridkv/blob/medium/medium_runs.h"
+#include "plugin/hybridkv/blob/format/medium_runs.h"
 
 #include <algorithm>
 

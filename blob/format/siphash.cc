@@ -1,5 +1,5 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
-#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "plugin/hybridkv/blob/format/siphash.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {

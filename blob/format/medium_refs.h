@@ -27,15 +27,13 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "db/table_properties_collector.h"
-#include "plugin/hybridkv/blob/medium/medium_runs.h"
-#include "rocksdb/file_system.h"
+#include "plugin/hybridkv/blob/format/medium_runs.h"
 #include "rocksdb/table_properties.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -86,27 +84,6 @@ class MediumRefsRecorder {
 // empty.
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
                      bool* known);
-
-// Reads every entry of the SST at `sst_path` with a stock BlockBasedTable
-// reader and compaction's view (no HybridKV code in between), calling `visit`
-// with each internal key and value.
-Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
-                       const std::string& sst_path,
-                       const std::function<void(const Slice& internal_key,
-                                                const Slice& value)>& visit);
-
-// Collects the references of an SST built without HybridKV by reading every
-// entry: the fallback when its properties cannot tell.
-Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
-                      const std::string& sst_path, MediumRefs* refs);
-
-// The references of the SST at `sst_path`, whose properties are `props`:
-// from its refs property, or by ScanMediumRefs when it has none, or one this
-// build cannot decode (written by a newer HybridKV, or damaged). An error
-// means they are unknown, and nothing they might cover may be freed.
-Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
-                      const std::string& sst_path, const TableProperties& props,
-                      MediumRefs* refs);
 
 // Creates the refs collector of one builder, which writes to the property
 // what the builder records in `*refs` (outliving the collector): the builder

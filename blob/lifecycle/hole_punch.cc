@@ -1,5 +1,5 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
-#include "plugin/hybridkv/blob/medium/hole_punch.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "plugin/hybridkv/blob/medium/medium_runs.h"
+#include "plugin/hybridkv/blob/format/medium_runs.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/io_status.h"
 

@@ -1,5 +1,12 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
+// blob/format/: HybridKV's encodings, without I/O: the pointer an SST holds in
+// a medium value's place (this header) and its MAC (siphash.h), the records'
+// crc (record_crc.h), the references an SST records in its properties
+// (medium_refs.h) and their byte runs (medium_runs.h).
+//
+// May depend on: RocksDB headers only.
+//
 // Medium pointer format, version 1: what an SST stores instead of
 // a medium value.
 //
@@ -28,8 +35,7 @@
 #include <cstdint>
 #include <string>
 
-#include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "plugin/hybridkv/blob/medium/siphash.h"
+#include "plugin/hybridkv/blob/format/siphash.h"
 #include "rocksdb/slice.h"
 
 namespace ROCKSDB_NAMESPACE {
@@ -39,6 +45,12 @@ constexpr unsigned char kMediumPointerTag = 0xB1;
 constexpr size_t kMediumPointerMacSize = 8;
 // 1 + 10 + 10 + 5 + 8: the largest pointer possible.
 constexpr size_t kMaxMediumPointerSize = 34;
+
+// Where one record lives: enough to read it back with a single positioned read.
+struct MediumRecordHandle {
+  uint64_t offset = 0;  // of the record's first byte
+  uint32_t size = 0;    // of the whole record, crc included
+};
 
 struct MediumPointer {
   uint64_t file_number = 0;

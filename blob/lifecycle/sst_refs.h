@@ -1,0 +1,41 @@
+// Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
+//
+// The medium references of an SST on disk: from its refs property
+// (blob/format/medium_refs.h), or, for an SST built without HybridKV, by
+// reading every entry.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/table_properties.h"
+
+namespace ROCKSDB_NAMESPACE {
+namespace hybridkv {
+
+// Reads every entry of the SST at `sst_path` with a stock BlockBasedTable
+// reader and compaction's view (no HybridKV code in between), calling `visit`
+// with each internal key and value.
+Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& sst_path,
+                       const std::function<void(const Slice& internal_key,
+                                                const Slice& value)>& visit);
+
+// Collects the references of an SST built without HybridKV by reading every
+// entry: the fallback when its properties cannot tell.
+Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, MediumRefs* refs);
+
+// The references of the SST at `sst_path`, whose properties are `props`:
+// from its refs property, or by ScanMediumRefs when it has none, or one this
+// build cannot decode (written by a newer HybridKV, or damaged). An error
+// means they are unknown, and nothing they might cover may be freed.
+Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                      const std::string& sst_path, const TableProperties& props,
+                      MediumRefs* refs);
+
+}  // namespace hybridkv
+}  // namespace ROCKSDB_NAMESPACE
