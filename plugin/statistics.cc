@@ -5,8 +5,8 @@
 #include <set>
 
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
-#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/plugin/live_files.h"

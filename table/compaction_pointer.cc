@@ -57,12 +57,11 @@ Status ResolveIfCompactionPointer(const Slice& value, const Slice& user_key,
   if (!*is_pointer) {
     return Status::OK();
   }
-  // Records are keyed by the user key without its timestamp, which
-  // compactions may rewrite.
+  // Records are keyed without the timestamp, which compactions may rewrite.
   const size_t ts = decoded.table->context().timestamp_size;
   const Slice record_key(user_key.data(),
                          user_key.size() >= ts ? user_key.size() - ts : 0);
-  // A compaction's reads do not fill the block cache, as RocksDB's do not.
+  // Like RocksDB's own compaction reads, do not fill the block cache.
   ReadOptions read_options;
   read_options.fill_cache = false;
   read_options.io_activity = CurrentIOActivity();

@@ -26,9 +26,8 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
   if (mode == Mode::kPointer) {
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
-  // A read that allows the block cache only resolves through the cache, and
-  // so does a scan that fills it (fill_cache; a prefetching scan always
-  // does): what it read is then cached, as a stock table's blocks are.
+  // Cache-only reads and cache-filling scans (prefetching ones always are)
+  // resolve through the block cache, so values get cached as blocks do.
   if (scan && mode == Mode::kResolve && !read.block_cache_only() &&
       !(read.fill_cache() && table->context().block_cache != nullptr)) {
     MakeReadahead();
@@ -79,8 +78,7 @@ void HybridIterator::Update() {
   if (!inner_->Valid() || ExtractValueType(inner_->key()) != kTypeBlobIndex) {
     return;
   }
-  // The tag byte tells our pointers from BlobDB's blob indexes, so the value is
-  // needed now.
+  // Only the value's tag tells our pointers from BlobDB's blob indexes.
   if (allow_unprepared_value_ && !inner_->PrepareValue()) {
     return;  // the inner iterator is now invalid, with its status set
   }
@@ -90,9 +88,7 @@ void HybridIterator::Update() {
   }
   is_pointer_ = true;
   const Slice key = inner_->key();
-  // With pinning (ReadOptions::pin_data), a caller keeps the key's slice
-  // past the next move when IsKeyPinned() says so, as it may for the inner
-  // key: the copy lives as long as the pinned data.
+  // Under pin_data a pinned key must outlive the next move (IsKeyPinned).
   std::string* rewritten = &key_buffer_;
   if (pinned_iters_mgr_ != nullptr && pinned_iters_mgr_->PinningEnabled() &&
       inner_->IsKeyPinned()) {
@@ -102,9 +98,8 @@ void HybridIterator::Update() {
   rewritten->assign(key.data(), key.size());
   UpdateInternalKey(rewritten, GetInternalKeySeqno(key), kTypeValue);
   if (mode_ == Mode::kPointer) {
-    // All of a table's pointers carry its DB's MAC unless the secret file was
-    // replaced: the first pointer checks that, and block checksums guard the
-    // rest.
+    // A table's pointers all carry its DB's MAC unless the secret file was
+    // replaced: check the first; block checksums guard the rest.
     const Slice mac_key = MacKey();
     if (!mac_checked_) {
       const MediumReadContext& context = table_->context();
@@ -114,9 +109,7 @@ void HybridIterator::Update() {
         if (!allow_unprepared_value_) Resolve();
         return;
       }
-      // The secret is looked up at the first pointer, not before: a table
-      // written without HybridKV (imported from a stock DB) names no
-      // references but holds no pointer either.
+      // Lazily: a stock DB's table names no references but has no pointers.
       SipKey secret;
       status_ = table_->GetSecret(&secret);
       if (!status_.ok()) return;
@@ -131,8 +124,6 @@ void HybridIterator::Update() {
           "original secret file.");
       return;
     }
-    // The compaction sees a compaction pointer (compaction_pointer.h), which
-    // no value a user writes can imitate.
     if (value_ == nullptr) {
       value_.reset(new std::string());
     }
@@ -164,8 +155,7 @@ bool HybridIterator::Resolve() {
     value_.reset(new std::string());
   }
   if (prefetcher_ != nullptr) {
-    // Reads this value, and those the scan will want next, into the block
-    // cache, where ResolvePointer below finds it.
+    // Reads this value and the scan's next ones into the block cache.
     prefetcher_->WantValue(inner_->key());
   }
   if (readahead_ != nullptr) {
@@ -192,9 +182,8 @@ Slice HybridIterator::value() const {
   if (is_pointer_) {
     return resolved_ ? Slice(*value_) : Slice();
   }
-  // DBIter asks for a blob index's value only for an entry it yields, just
-  // before it reads the blob: the scan goes on, the prefetcher's cue to read
-  // the medium values ahead.
+  // DBIter asks for a blob index's value only for an entry it yields: the
+  // scan goes on, the prefetcher's cue to read ahead.
   if (prefetcher_ != nullptr &&
       ExtractValueType(inner_->key()) == kTypeBlobIndex) {
     prefetcher_->WantValue(inner_->key());

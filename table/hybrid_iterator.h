@@ -5,7 +5,7 @@
 #include <string>
 
 #include "db/pinned_iterators_manager.h"
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/medium_values.h"
@@ -15,22 +15,18 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// An iterator over one HybridTable SST that references medium files. Pointer
-// entries are presented as kTypeValue entries whose value is a compaction
-// pointer (kPointer, for compactions) or the medium value (kResolve); other
-// entries pass through. Every virtual is forwarded, defaulted ones included.
-// With allow_unprepared_value, values are resolved in PrepareValue(), so
-// entries a caller skips cost no medium read.
+// Iterates one HybridTable SST that references medium files, presenting
+// pointer entries as kTypeValue: a compaction pointer (kPointer) or the value
+// (kResolve). With allow_unprepared_value, values resolve in PrepareValue(),
+// so skipped entries cost no read. Every virtual is forwarded.
 class HybridIterator : public InternalIterator {
  public:
   enum class Mode { kPointer, kResolve };
 
-  // `inner_in_arena`: only the inner iterator's destructor may run. kPointer
-  // checks the first pointer's MAC under the DB's secret: a table from
-  // another DB fails the iteration instead of reaching a compaction. `scan`:
-  // values are resolved through a readahead buffer per medium file, else one
-  // positioned read each. `prefetcher` (user scans, may be null) reads medium
-  // values ahead into the block cache.
+  // `inner_in_arena`: run only the inner iterator's destructor. kPointer
+  // fails on pointers that do not verify under the DB's secret rather than
+  // hand them to a compaction. `scan`: resolve through a readahead buffer per
+  // medium file. `prefetcher` (user scans) may be null.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                  TableMediumValues* table, const MediumReadOptions& read,
                  bool allow_unprepared_value, bool scan,
@@ -52,8 +48,8 @@ class HybridIterator : public InternalIterator {
     Update();
   }
   void Seek(const Slice& target) override {
-    // With async_io, MergingIterator seeks a table again when its first seek
-    // only started the read of its block (status TryAgain): the same scan.
+    // With async_io, MergingIterator re-seeks when the first seek only
+    // started a block read (status TryAgain): still the same scan.
     if (prefetcher_ != nullptr && !inner_->status().IsTryAgain()) {
       prefetcher_->Seek(&target);
     }
@@ -98,10 +94,8 @@ class HybridIterator : public InternalIterator {
     pinned_iters_mgr_ = pinned_iters_mgr;
     inner_->SetPinnedItersMgr(pinned_iters_mgr);
   }
-  // A rewritten key is pinned when the inner key is and the caller pins. A
-  // value the iterator owns is handed, at the next move, to a
-  // PinnedIteratorsManager that pins (DBIter's, backwards), as
-  // BlockBasedTable's iterator does with its blocks.
+  // A rewritten key is pinned if the inner key is and the caller pins; an
+  // owned value goes to a pinning PinnedIteratorsManager at the next move.
   bool IsKeyPinned() const override {
     return is_pointer_ ? pinned_key_ != nullptr : inner_->IsKeyPinned();
   }
@@ -126,9 +120,8 @@ class HybridIterator : public InternalIterator {
   }
 
  private:
-  // Classifies the entry the inner iterator is now at.
-  void Update();
-  // Before a move: keeps the current resolved value alive for a pinning caller.
+  void Update();  // classifies the inner iterator's current entry
+  // Before a move: keeps the resolved value alive for a pinning caller.
   void ReleaseValue();
   bool Resolve();
   // A compaction whose output would not keep pointers (the table factory was
@@ -154,9 +147,7 @@ class HybridIterator : public InternalIterator {
   bool resolved_ = false;
 
   MediumPointer pointer_;
-  // A pointer entry's key, rewritten to a value's: pinned_key_ while the
-  // caller and the inner key pin (handed to the manager at the next move),
-  // else key_buffer_.
+  // A pointer entry's key retyped kTypeValue: in pinned_key_ while pinned.
   std::string key_buffer_;
   std::unique_ptr<std::string> pinned_key_;
   std::unique_ptr<std::string> value_;  // resolved value or compaction pointer

@@ -6,10 +6,10 @@
 #include "db/dbformat.h"
 #include "logging/logging.h"
 #include "options/cf_options.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
@@ -32,14 +32,11 @@ uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
       path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr, 10);
 }
 
-// The absolute merge level that `merge_level` names for the column family a
-// build described by `tbo` writes to, whose base level is `base_level` (0:
-// unknown) and whose deepest level `counters` saw.
 int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
                  int base_level, DbCounters* counters) {
-  // With dynamic level sizing (RocksDB 9's default) the last level is always
-  // num_levels - 1 once anything has left L0; otherwise the deepest level seen
-  // so far. The base level only means something under leveled compaction.
+  // With dynamic level sizing (RocksDB 9's default) the last level is
+  // num_levels - 1 once anything has left L0; otherwise the deepest seen so
+  // far. The base level means something only under leveled compaction.
   const ImmutableOptions& io = tbo.ioptions;
   const bool leveled = io.compaction_style == kCompactionStyleLevel;
   return ResolveMergeLevel(merge_level,
@@ -82,11 +79,9 @@ HybridTableBuilder::HybridTableBuilder(
       CopyWithCollectors(tbo, &collector_factories_), file));
 
   medium_sync_.use_fsync = tbo.ioptions.use_fsync;
-  // A flush job fsyncs the SST's directory, where the medium file lives,
-  // itself.
+  // A flush job itself fsyncs the SST's directory, holding the medium file.
   medium_sync_.sync_directory = tbo.reason != TableFileCreationReason::kFlush;
-  // Medium writes and merge-level reads are charged to the DB's rate limiter
-  // as its SSTs' are, at the priority of the job's I/O (write_io_, merge_io_).
+  // Charge medium I/O to the DB's rate limiter at the job's priority.
   medium_file_options_.rate_limiter = tbo.ioptions.rate_limiter.get();
   medium_file_options_.use_direct_writes =
       tbo.ioptions.use_direct_io_for_flush_and_compaction;
@@ -96,25 +91,22 @@ HybridTableBuilder::HybridTableBuilder(
   if (mode_ == Mode::kPassThrough) {
     return;  // SstFileWriter and friends: never extract, never resolve
   }
-  // RocksDB attributes I/O by activity (flush, compaction); ours is the
-  // builder's. Read only here: SstFileWriter (returned above) passes options
-  // that do not outlive its TableBuilderOptions' construction.
+  // Read only here: SstFileWriter (returned above) passes options that do
+  // not outlive its TableBuilderOptions' construction.
   write_io_.io_activity = tbo.write_options.io_activity;
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  // A remote compaction's worker (DB::OpenAndCompact) writes its outputs
-  // outside the column family's paths, numbered by the worker; the primary
-  // counts their references once it installs them (HybridKVListener). The
-  // tracker is the primary's, even in the primary's process.
+  // A remote compaction worker (DB::OpenAndCompact) numbers its own outputs
+  // outside the column family's paths; the primary counts them at install
+  // (HybridKVListener), so the worker skips the tracker, even in-process.
   if (tbo.ioptions.cf_paths.empty() ||
       IsOneOfPaths(DirName(file->file_name()), tbo.ioptions.cf_paths)) {
     tracker_ = &state_->tracker();
     tracker_->SetFileSystem(fs_, tbo.ioptions.sst_file_manager);
     tracker_->BuildStarted(file_number_, tbo.db_session_id);
   }
-  // Flushes MAC the pointers they write with the DB secret, created on first
-  // use. Compactions copy pointers as their input tables stored them.
+  // Flushes MAC their pointers with the DB secret, created on first use.
   if (mode_ == Mode::kExtract && status_.ok()) {
     status_ = GetDbSecret(fs_, home_, tbo.db_id, /*create=*/true, &secret_);
   }
@@ -126,12 +118,11 @@ HybridTableBuilder::HybridTableBuilder(
   }
 }
 
-// RocksDB's compaction moves every value of min_blob_size bytes or more into
-// a blob file before the output table sees it, losing a compaction pointer's
-// medium value. When this compaction's options would do that, its inputs hand
-// it values (the scope decides), unless one already handed it a pointer: only
-// when SetOptions lowered min_blob_size while the compaction was picked. The
-// compaction is then refused before it writes anything.
+// RocksDB's compaction moves values of min_blob_size bytes or more into blob
+// files before the output table sees them, losing a compaction pointer's
+// medium value. If so, the inputs hand values instead (the scope decides),
+// unless one already handed a pointer (SetOptions lowered min_blob_size while
+// the compaction was picked): the compaction is then refused up front.
 Status HybridTableBuilder::CheckBlobThreshold(const TableBuilderOptions& tbo) {
   const MutableCFOptions& o = tbo.moptions;
   if (!o.enable_blob_files || o.min_blob_size > kMaxCompactionPointerSize ||
@@ -175,9 +166,8 @@ int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
   const int base_level = state_->counters.BaseLevel(cf);
   const int level =
       MergeLevelOf(options_.merge_level, tbo, base_level, &state_->counters);
-  // The merge level may move (merge_level=auto, or a negative one without
-  // dynamic level sizing): trivial moves are vetoed from where it is now.
-  // DB::Open refuses HybridTable without its partitioner (ValidateCompanions).
+  // The merge level may move (auto, or negative without dynamic level
+  // sizing): trivial moves are vetoed from where it is now.
   const SstPartitionerFactory* factory =
       tbo.ioptions.sst_partitioner_factory.get();
   const auto* partitioner =
@@ -195,11 +185,9 @@ int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
 }
 
 void HybridTableBuilder::OpenMergeReader(const TableBuilderOptions& tbo) {
-  // Merge reads start at 4 KiB chunks and grow to 1 MiB while sequential: a
-  // merge-level compaction often needs just a few records of a medium file,
-  // and large first chunks would read far more than it writes back. Reads
-  // follow the runs the inputs point to (CompactionScope), and the reader is
-  // shared by the compaction's output files.
+  // Reads start at 4 KiB and grow to 1 MiB while sequential: a merge-level
+  // compaction often needs few records of a medium file. The reader follows
+  // the inputs' runs and is shared by the compaction's outputs (the scope).
   CompactionScope* scope = scope_.get();
   auto make = [&]() {
     return std::make_shared<MediumReadahead>(
@@ -226,8 +214,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
       if (mode_ == Mode::kExtract) {
         large_values_++;  // BlobDB took it at flush, before us
       }
-      // One of our pointers already typed as such (not from our own input
-      // iterators, which retype them; kept for whatever else copies one).
+      // Already typed (not from our input iterators, which retype them).
       MediumPointer pointer;
       if (PeekMediumPointer(value, &pointer)) NoteReference(pointer);
     }
@@ -235,8 +222,7 @@ void HybridTableBuilder::Add(const Slice& key, const Slice& value) {
     return;
   }
   const Slice user_key = ExtractUserKey(key);
-  // Pointers are bound to the user key without its timestamp, which compactions
-  // may rewrite.
+  // MACs bind the user key without its timestamp (compaction_pointer.cc).
   const Slice mac_key(user_key.data(), user_key.size() - timestamp_size_);
   CompactionPointer pointer;
   switch (mode_) {
@@ -347,13 +333,11 @@ HybridTableBuilder::~HybridTableBuilder() {
 
 Status HybridTableBuilder::Finish() {
   if (!status_.ok()) {
-    // RocksDB may call Finish without checking status() first: close both
-    // files, as Abandon would.
+    // RocksDB may call Finish without checking status(): close both files.
     Abandon();
     return status_;
   }
-  // The medium file is durable before the SST exists, and so before the version
-  // edit that makes the SST live.
+  // The medium file is durable before the SST exists, so before it goes live.
   if (medium_ != nullptr) {
     medium_io_status_ = medium_->Finish(medium_sync_);
     status_ = medium_io_status_;

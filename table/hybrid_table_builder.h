@@ -4,13 +4,13 @@
 #include <memory>
 #include <string>
 
+#include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/format/siphash.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
-#include "plugin/hybridkv/blob/medium/siphash.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
 #include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
@@ -22,16 +22,12 @@ class BlockBasedTableFactory;
 
 namespace hybridkv {
 
-// Builds one HybridTable SST through the inner format's builder, placing medium
-// values:
-// - flush and recovery: medium values go to `<sst number>.medium`, in key
-//   order, and the SST stores a pointer typed kTypeBlobIndex;
-// - compaction above the merge level: compaction pointers are stored as
-//   pointers again;
-// - compaction at or below the merge level: pointers are written inline;
+// Builds one HybridTable SST through the inner builder, placing medium values:
+// - flush and recovery: into `<sst number>.medium`, in key order, with the
+//   SST storing a pointer typed kTypeBlobIndex;
+// - compaction above the merge level: compaction pointers stored as pointers;
+// - compaction at or below the merge level: values written back inline;
 // - anything else (SstFileWriter, ...): entries pass through untouched.
-// A value counts as a pointer only if it is a compaction pointer of this
-// process, so one a client wrote is kept as the plain value it is.
 //
 // Every TableBuilder virtual is forwarded, defaulted ones too (GetTailSize,
 // NeedCompact, SetSeqnoTimeTableProperties, and from RocksDB 10.9
@@ -85,18 +81,15 @@ class HybridTableBuilder : public TableBuilder {
  private:
   enum class Mode { kPassThrough, kExtract, kKeepPointers, kInline };
 
-  // What this build does with values, from why RocksDB builds the table. For
-  // a compaction, also joins its CompactionScope (scope_) and notes the output
-  // level for negative merge levels.
+  // The mode for why RocksDB builds the table. A compaction also joins its
+  // CompactionScope and notes its output level (for negative merge levels).
   Mode ChooseMode(const TableBuilderOptions& tbo);
-  // The merge level this build resolves, passed on to the partitioner and
-  // logged when that changes it.
+  // Tells the partitioner the merge level now, logging a change.
   int ResolveMergeLevelNow(const TableBuilderOptions& tbo);
   // Compactions: refuses a min_blob_size at which BlobDB would take pointers.
   Status CheckBlobThreshold(const TableBuilderOptions& tbo);
   // kInline: the reader of the medium records this build writes back inline.
   void OpenMergeReader(const TableBuilderOptions& tbo);
-  // Adds `key` with its value type replaced by `type`.
   void AddRetyped(const Slice& key, ValueType type, const Slice& value);
   void ExtractMedium(const Slice& key, const Slice& mac_key,
                      const Slice& value);
@@ -123,24 +116,18 @@ class HybridTableBuilder : public TableBuilder {
   IOOptions merge_io_;   // merge-level reads of medium files
   bool closed_ = false;  // the inner builder was finished or abandoned
 
-  // Records that the SST points to `pointer`'s record (refs_).
-  void NoteReference(const MediumPointer& pointer);
+  void NoteReference(const MediumPointer& pointer);  // into refs_
 
-  // The medium records this SST points to, which our refs collector writes
-  // to its properties. Declared before inner_, which owns the collector.
+  // Before inner_, which uses them until destroyed: RocksDB's collectors,
+  // forwarded, plus ours, which writes refs_ (the records this SST points to).
   MediumRefsRecorder refs_;
-  // The inner builder's collectors: RocksDB's, forwarded, plus our refs
-  // collector. Declared before inner_, which uses them until it is destroyed.
   InternalTblPropCollFactories collector_factories_;
   std::unique_ptr<TableBuilder> inner_;
-  // kExtract, created on the first medium value.
-  std::unique_ptr<MediumFileWriter> medium_;
-  // Is `value` a compaction pointer (compaction_pointer.h)? One of another
-  // DB fails the build.
+  std::unique_ptr<MediumFileWriter> medium_;  // kExtract, on first value
+  // Is `value` a compaction pointer? One from another DB fails the build.
   bool IsCompactionPointer(const Slice& value, CompactionPointer* pointer);
 
-  // kInline: shared by the compaction's outputs (CompactionScope), so its
-  // counters are read as differences.
+  // kInline; shared by the compaction's outputs, so counters are diffed.
   std::shared_ptr<MediumReadahead> merge_reader_;
   std::shared_ptr<CompactionScope> scope_;  // compactions only
   uint64_t merge_bytes_read_before_ = 0, merge_reads_before_ = 0;

@@ -10,12 +10,13 @@
 #include "options/cf_options.h"
 #include "options/db_options.h"
 #include "options/options_helper.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
-#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/lifecycle/follower_file_system.h"
+#include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
@@ -27,10 +28,8 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// `inner={id=BlockBasedTable;...}`: the table options of OPTIONS files written
-// before HybridTable was a BlockBasedTable, and of options strings that still
-// spell them so. An empty value or an unknown id is an error, whatever the
-// ConfigOptions say: ignoring it would silently drop the user's table options.
+// An empty value or unknown id is an error whatever the ConfigOptions say:
+// ignoring it would silently drop the user's table options.
 Status ParseInner(const ConfigOptions& config_options, const std::string& value,
                   std::shared_ptr<TableFactory>* inner) {
   ConfigOptions strict = config_options;
@@ -87,9 +86,7 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
            *value = MergeLevelToString(*static_cast<const int*>(addr));
            return Status::OK();
          })},
-    // Deprecated: HybridKV no longer rewrites SSTs to bound medium space
-    // (dead records are freed in place). Still parsed, so that OPTIONS files
-    // that set it keep loading; ignored.
+    // Ignored; parsed so that OPTIONS files that set it still load.
     {"max_medium_garbage_ratio",
      {0, OptionType::kDouble, OptionVerificationType::kDeprecated,
       OptionTypeFlags::kNone}},
@@ -104,8 +101,7 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
      {offsetof(struct HybridTableOptions, scan_prefetch_max),
       OptionType::kUInt32T, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
-    // Removed: it saved almost no medium reads (docs/measurements.md). Old
-    // OPTIONS files still name it.
+    // Removed (docs/measurements.md); old OPTIONS files still name it.
     {"prepopulate_medium_cache",
      {0, OptionType::kBoolean, OptionVerificationType::kDeprecated,
       OptionTypeFlags::kNone}},
@@ -114,8 +110,7 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
                blob_garbage_collection_min_garbage_ratio),
       OptionType::kDouble, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
-    // Read by HybridTableFactory::ParseOption, never written: the table
-    // options are the factory's own, serialized as BlockBasedTable's are.
+    // Parsed by ParseOption, never serialized: the options are our own.
     {"inner",
      {0, OptionType::kUnknown, OptionVerificationType::kNormal,
       OptionTypeFlags::kDontSerialize | OptionTypeFlags::kCompareNever}},
@@ -149,10 +144,7 @@ std::string MergeLevelToString(int merge_level) {
 
 namespace {
 
-// BlobDB's threshold (min_blob_size) above the medium band, and above every
-// compaction pointer: RocksDB's compaction moves a kTypeValue of at least
-// min_blob_size into a blob file before the output table sees it, and a
-// compaction pointer moved there would lose its medium value.
+// min_blob_size above the medium band and every compaction pointer.
 Status ValidateLargeThreshold(const HybridTableOptions& o,
                               const ColumnFamilyOptions& cf_opts) {
   if (!cf_opts.enable_blob_files) {
@@ -183,7 +175,6 @@ Status ValidateLargeThreshold(const HybridTableOptions& o,
            : "."));
 }
 
-// The value classes and the merge level: one consistent placement.
 Status ValidatePlacement(const HybridTableOptions& o,
                          const ColumnFamilyOptions& cf_opts) {
   if (o.medium_min_value_size <= kMaxMediumPointerSize) {
@@ -243,18 +234,14 @@ Status ValidateSupported(const DBOptions& db_opts,
   if (cf_opts.comparator != nullptr &&
       cf_opts.comparator->timestamp_size() > 0 &&
       !cf_opts.persist_user_defined_timestamps) {
-    // RocksDB rewrites such keys' timestamps when it flushes them, and reads
-    // them back with the minimum one: medium reads and pointer checks were
-    // never shown to hold under that rewrite.
+    // RocksDB rewrites these timestamps at flush and reads back the minimum
+    // one; medium reads and pointer checks are unproven under that.
     return Status::NotSupported(
         "HybridTable does not support user-defined timestamps that are not "
         "persisted (persist_user_defined_timestamps=false). Persist them, or "
         "use a comparator without timestamps.");
   }
   if (VerifiesCompactionOutputEntries(cf_opts)) {
-    // A compaction hands its builder pointers it resolves or copies, so what
-    // it hashed is never what the output holds, and every compaction of
-    // pointers would fail its check.
     return Status::NotSupported(
         "HybridTable does not support paranoid_file_checks, nor "
         "verify_output_flags with kVerifyIteration for local compactions: a "
@@ -265,8 +252,6 @@ Status ValidateSupported(const DBOptions& db_opts,
         "and kVerifyFileChecksum work).");
   }
   if (db_opts.compaction_service != nullptr && cf_opts.enable_blob_files) {
-    // RocksDB installs no blob file a remote compaction writes (its output
-    // list has no blob files): the worker's would be lost.
     return Status::NotSupported(
         "HybridTable does not support compaction_service (remote "
         "compaction) with the large class on (enable_blob_files=true): "
@@ -277,9 +262,7 @@ Status ValidateSupported(const DBOptions& db_opts,
   return Status::OK();
 }
 
-// The companions every HybridTable column family needs: the listener, the
-// partitioner, and wrappers around merge operators and compaction filters,
-// which would otherwise see pointers instead of values.
+// The companions every HybridTable column family needs (see the messages).
 Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
                           const ColumnFamilyOptions& cf_opts) {
   bool has_listener = false;
@@ -295,8 +278,6 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
         "as db_stress, can set require_listener=false: medium files are then "
         "kept until the next open with the listener.)");
   }
-  // Compactions hand pointers to merge operators and compaction filters as
-  // values; only the wrappers resolve them first.
   if (cf_opts.merge_operator != nullptr &&
       !cf_opts.merge_operator->IsInstanceOf(
           HybridKVMergeOperator::kClassName())) {
@@ -382,8 +363,7 @@ BlockBasedTableOptions InitialOptions(const std::shared_ptr<TableFactory>& t) {
 
 }  // namespace
 
-// The base is built with the inner's options, not given them afterwards: it
-// sets up its cache reservations from the options it is built with.
+// The base sets up cache reservations from the options it is built with.
 HybridTableFactory::HybridTableFactory(HybridTableOptions options)
     : BlockBasedTableFactory(InitialOptions(options.inner)),
       options_(std::move(options)) {
@@ -445,10 +425,9 @@ Status HybridTableFactory::ValidateOptions(
   if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
   if (s.ok()) s = BlockBasedTableFactory::ValidateOptions(db_opts, cf_opts);
   if (s.ok()) {
-    // The partitioner cannot see num_levels; give it the merge level resolved
-    // now. With dynamic level sizing the last level is num_levels - 1.
-    // Without it, a merge level counted from the deepest level may be any
-    // level until the first compaction resolves it: every move is vetoed.
+    // The partitioner cannot see num_levels: give it the merge level now.
+    // Without dynamic level sizing, one counted from the deepest level is
+    // unknown until a compaction resolves it: veto every move.
     const bool last_level_fixed =
         cf_opts.compaction_style == kCompactionStyleLevel &&
         cf_opts.level_compaction_dynamic_level_bytes;
@@ -465,9 +444,8 @@ Status HybridTableFactory::ValidateOptions(
 
 namespace {
 
-// An SST written without HybridKV (a stock DB's export) names no references;
-// its entries tell whether it holds pointers all the same (a DB that was
-// HybridKV's, compacted by a stock table format).
+// An SST written without HybridKV names no references; its entries tell
+// whether it holds pointers anyway (from a DB that was HybridKV's).
 bool HoldsNoPointers(const std::shared_ptr<FileSystem>& fs,
                      const std::string& sst_path,
                      const HybridTableReader& reader) {
@@ -495,13 +473,12 @@ Status HybridTableFactory::NewTableReader(
     return s;
   }
   const ImmutableOptions& io = table_reader_options.ioptions;
-  // A secondary's file system reports vanished tables differently for
-  // RocksDB's sake, and a follower's serves only table files; HybridKV's own
-  // reads and punches use the one beneath.
+  // Secondaries' and followers' file systems adapt the real one to RocksDB
+  // (vanished tables, table files only); HybridKV uses the one beneath.
   const std::shared_ptr<FileSystem> fs = UnwrapFollower(UnwrapSecondary(io.fs));
   MediumReadContext context;
   context.fs = fs;
-  // Medium files are in the column family's home, the first of its paths.
+  // Medium files live in the column family's first path.
   context.dirs =
       MediumFileDirs(io.cf_paths.empty() ? dir : io.cf_paths.front().path, io);
   context.file_options = FileOptions(table_reader_options.env_options);
@@ -509,7 +486,7 @@ Status HybridTableFactory::NewTableReader(
       table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
   // Standalone readers (SstFileReader, sst_dump) have no column family
-  // paths: the SST's directory is their DB's.
+  // paths: the SST's directory is the DB's.
   DbState* state = nullptr;
   if (io.cf_paths.empty()) {
     state = DbStateFor(dir);
@@ -535,12 +512,8 @@ Status HybridTableFactory::NewTableReader(
   }
   auto reader = std::make_unique<HybridTableReader>(std::move(inner_reader),
                                                     std::move(context));
-  // A DB opens its tables in its column family's directories. A table with
-  // pointers read from anywhere else is the source of an import
-  // (CreateColumnFamilyWithImport) or an ingestion: the copy RocksDB would
-  // install points into medium files that no reference counts it among
-  // their readers, so they could be freed under it. (Standalone readers,
-  // such as SstFileReader, have no column family paths.)
+  // A table with pointers opened outside the column family's paths is being
+  // imported (CreateColumnFamilyWithImport) or ingested.
   if (reader->has_medium_refs() && !io.cf_paths.empty() &&
       !IsOneOfPaths(dir, io.cf_paths) && !HoldsNoPointers(fs, sst_path, *reader)) {
     return Status::NotSupported(
@@ -552,10 +525,9 @@ Status HybridTableFactory::NewTableReader(
         "DB that wrote it (its medium files would not count it as a reader). "
         "Copy the data with an iterator and writes instead.");
   }
-  // A remote compaction's outputs (DB::OpenAndCompact) are installed with no
-  // table-file event for HybridKVListener. The primary opens each to verify
-  // it before installing it, so before any input can be deleted: they are
-  // counted here. (The worker runs with no compaction_service.)
+  // A remote compaction's outputs get no HybridKVListener table-file event;
+  // the primary opens each to verify it before any input can be deleted, so
+  // count them here (workers have no compaction_service).
   const TableProperties* props = reader->GetTableProperties().get();
   if (io.compaction_service != nullptr && props != nullptr &&
       IsOneOfPaths(dir, io.cf_paths)) {
@@ -578,17 +550,13 @@ TableBuilder* HybridTableFactory::NewTableBuilder(
   return builder;
 }
 
-// RocksDB asks table factories to validate a column family's options only at
-// DB::Open. CreateColumnFamily and SetOptions check RocksDB's own rules only,
-// so a column family created or changed since could hand medium pointers to
-// an unwrapped merge operator or compaction filter, which would write what
-// they make of the pointer bytes as the value. Its flushes and compactions
-// are refused instead, with the reason: the DB stops writing, and nothing
-// wrong is written. The placement checks are left to DB::Open: they concern
-// where values go, not what is written, and RocksDB's sanitizing (FIFO's one
-// level) would make them fail here where they passed there. (A min_blob_size
-// that SetOptions lowers makes compactions resolve pointers instead:
-// HybridKVListener, HybridTableBuilder::ChooseMode.)
+// RocksDB has table factories validate options only at DB::Open, so a column
+// family created or changed since could hand medium pointers to an unwrapped
+// merge operator or compaction filter: refuse its flushes and compactions,
+// stopping writes before anything wrong is written. Placement checks stay at
+// DB::Open: they concern where values go, and RocksDB's sanitizing (FIFO's
+// one level) would fail them here. A lowered min_blob_size makes compactions
+// resolve pointers instead (HybridKVListener, CheckBlobThreshold).
 Status HybridTableFactory::CheckBuilderOptions(
     const TableBuilderOptions& tbo) const {
   const DBOptions db_opts = BuildDBOptions(tbo.ioptions, MutableDBOptions());

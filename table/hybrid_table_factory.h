@@ -1,22 +1,19 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// table/: HybridTable, the TableFactory through which HybridKV places values by
-// size, and HybridKVPartitioner, which keeps trivial moves from carrying
+// table/: HybridTable, the TableFactory through which HybridKV places values
+// by size, and HybridKVPartitioner, which keeps trivial moves from carrying
 // pointers past the merge level.
 //
 // HybridTable is a BlockBasedTable: it derives from RocksDB's factory, takes
-// its options (`table_factory.block_size=...` works as it does for
-// BlockBasedTable), and writes and reads its SSTs through it, wrapping each
-// TableReader, TableBuilder and iterator. Because it is one, RocksDB gives a
-// HybridTable column family what it gives only BlockBasedTable ones: the 30-day
-// ttl and periodic_compaction_seconds defaults and the explicit settings,
-// FIFO's TTL, the file-metadata cache charge. Every virtual of the wrapped
-// reader, builder and iterator is forwarded, including the ones RocksDB gives a
-// default body.
+// its options (`table_factory.block_size=...`), and wraps its TableReader,
+// TableBuilder and iterators, forwarding every virtual, defaulted ones too.
+// So RocksDB gives it what it gives only BlockBasedTable: ttl and
+// periodic_compaction_seconds (defaults and settings), FIFO's TTL, and the
+// file-metadata cache charge.
 //
 // May depend on: blob/, compaction_filter/ (to validate wrappers),
-// include/hybridkv, and RocksDB's public and internal headers (compiled in-tree
-// with RocksDB's flags).
+// include/hybridkv, and RocksDB's public and internal headers (compiled
+// in-tree with RocksDB's flags).
 #pragma once
 
 #include <memory>
@@ -58,7 +55,7 @@ class HybridTableFactory : public BlockBasedTableFactory {
       const TableBuilderOptions& table_builder_options,
       WritableFileWriter* file) const override;
 
-  // SetOptions mutates the clone. What the builders learned is shared with it.
+  // SetOptions mutates the clone.
   std::unique_ptr<TableFactory> Clone() const override {
     return std::make_unique<HybridTableFactory>(*this);
   }
@@ -68,23 +65,19 @@ class HybridTableFactory : public BlockBasedTableFactory {
                          const ColumnFamilyOptions& cf_opts) const override;
 
  protected:
-  // `inner={id=BlockBasedTable;...}`, as OPTIONS files before HybridTable was
-  // a BlockBasedTable spell its table options, sets them.
+  // Takes `inner={id=BlockBasedTable;...}`, as OPTIONS files from before
+  // HybridTable was a BlockBasedTable spell its table options.
   Status ParseOption(const ConfigOptions& config_options,
                      const OptionTypeInfo& opt_info,
                      const std::string& opt_name, const std::string& opt_value,
                      void* opt_ptr) override;
 
  private:
-  // What ValidateOptions checks of the companions and unsupported features,
-  // on the options a flush or compaction builds with.
+  // ValidateOptions' companion and feature checks, on a build's options.
   Status CheckBuilderOptions(const TableBuilderOptions& tbo) const;
 
   HybridTableOptions options_;
-  // An inner table format other than BlockBasedTable that the constructor was
-  // given, refused at open.
-  std::string unsupported_inner_;
-  // Learned from the tables this factory's builders finish.
+  std::string unsupported_inner_;  // a non-BlockBasedTable inner; refused
 };
 
 }  // namespace hybridkv

@@ -6,9 +6,9 @@
 #include "db/dbformat.h"
 #include "db/merge_context.h"
 #include "memory/arena.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"
 #include "rocksdb/merge_operator.h"
@@ -18,11 +18,9 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Stops the probe at a merge operand: GetContext would otherwise collect
-// operands and, at an older BlobDB blob index, fetch it through the blob
-// fetcher the probe lacks. ShouldMerge merges at the first operand, which
-// fails (no FullMergeV2), so the lookup takes the iterator path, where the
-// caller's GetContext merges with its own operator.
+// Stops the probe at a merge operand, whose older BlobDB base would need the
+// blob fetcher the probe lacks: merging fails (no FullMergeV2), so the lookup
+// takes the iterator path, where the caller's GetContext merges.
 class StopAtMergeOperator : public MergeOperator {
  public:
   const char* Name() const override { return "HybridKVProbeStopAtMerge"; }
@@ -78,8 +76,7 @@ InternalIterator* HybridTableReader::NewIterator(
   const auto mode = caller == TableReaderCaller::kCompaction
                         ? HybridIterator::Mode::kPointer
                         : HybridIterator::Mode::kResolve;
-  // Point lookups read one record; scans read ahead (pointers are in key
-  // order).
+  // Scans read ahead: pointers are in key order.
   const bool scan = caller != TableReaderCaller::kUserGet &&
                     caller != TableReaderCaller::kUserMultiGet;
   std::unique_ptr<ScanPrefetcher> prefetcher;
@@ -88,8 +85,7 @@ InternalIterator* HybridTableReader::NewIterator(
                                         &scan_length_hint_, read_options,
                                         prefix_extractor, skip_filters));
   }
-  // The caller owns an arena-placed iterator's memory and only runs its
-  // destructor: the wrapper lives in the same arena.
+  // Arena iterators are destroyed, never freed: the wrapper lives there too.
   if (arena != nullptr) {
     return new (arena->AllocateAligned(sizeof(HybridIterator)))
         HybridIterator(inner, /*inner_in_arena=*/true, mode, &values_,
@@ -120,8 +116,6 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
                       get_context, prefix_extractor, skip_filters, &probe);
 }
 
-// Tables without medium values use the inner table's batched MultiGet;
-// tables with them look each key up as Get does.
 void HybridTableReader::MultiGet(const ReadOptions& read_options,
                                  const MultiGetContext::Range* mget_range,
                                  const SliceTransform* prefix_extractor,
@@ -136,16 +130,13 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
   }
 }
 
-// Probes with the inner table's own Get, bloom filter included, and a private
-// GetContext that stops at the key's newest entry (at or below the lookup
-// sequence). It ignores range tombstones and read callbacks, so it sees at
-// least the entries the caller would:
-// - nothing: the answer is complete;
-// - a medium pointer: kPointer, which FinishLookup resolves in one lookup;
-// - a plain value, a deletion or BlobDB's blob index: handed over as is;
-// - anything else (a merge operand, an entity with other columns than the
-//   default one or columns in blob files), or an entry the caller's read
-//   callback rejects: kIterator, for GetByIterator, which replays every entry.
+// Probes with the inner table's Get (bloom filter included) and a private
+// GetContext that stops at the newest entry at or below the lookup sequence;
+// ignoring range tombstones and read callbacks, it sees at least what the
+// caller would. Nothing, a plain value, a deletion or a BlobDB blob index is
+// handed over as is; a medium pointer is kPointer, resolved in one read;
+// anything else (merge operands, entities with non-default or blob columns)
+// or an entry the read callback rejects is kIterator.
 Status HybridTableReader::Probe(const ReadOptions& read_options,
                                 const Slice& key, GetContext* get_context,
                                 const SliceTransform* prefix_extractor,
@@ -168,21 +159,17 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
                    &is_blob_index);
   Status s =
       inner_->Get(read_options, key, &probe, prefix_extractor, skip_filters);
-  // The probe's block cache hits and misses are the caller's: Version::Get
-  // reports them to the DB's statistics from the caller's GetContext.
+  // Version::Get reports block cache stats from the caller's GetContext.
   AddGetContextStats(probe.get_context_stats_,
                      &get_context->get_context_stats_);
   if (s.subcode() == Status::SubCode::kMergeOperatorFailed) {
-    // The probe stopped at a merge operand, as StopAtMergeOperator makes it
-    // (RocksDB 11 reports that as the Get's status; 9.x only in the state).
+    // Stopped at a merge operand (RocksDB 11; 9.x leaves it in the state).
     result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }
   if (s.IsCorruption()) {
-    // The probe's GetContext has no blob fetcher (the caller's is private to
-    // its GetContext), so an entity with columns in blob files (RocksDB 11)
-    // fails here. The iterator hands the entry to the caller's GetContext,
-    // which resolves them; an entry that is really corrupt fails there too.
+    // The probe lacks a blob fetcher, so it fails entities with blob columns
+    // (RocksDB 11); the iterator path resolves them, or fails if corrupt.
     result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }
@@ -211,9 +198,8 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   }
   const Slice value = columns[0].value();
   if (!is_blob_index) {
-    // A plain value and an entity of the default column alone read alike,
-    // except as the base of a merge: the merge operator is told which it is.
-    // The probe cannot tell them apart, the iterator can.
+    // A plain value and a default-column-only entity differ only as a merge
+    // base (the operator is told which); only the iterator tells them apart.
     if (get_context->State() == GetContext::kMerge) {
       result->outcome = ProbeResult::kIterator;
       return Status::OK();
@@ -234,9 +220,8 @@ Status HybridTableReader::FinishLookup(const ReadOptions& read_options,
                                        const SliceTransform* prefix_extractor,
                                        bool skip_filters, ProbeResult* probe) {
   if (probe->outcome == ProbeResult::kPointer) {
-    // A value the caller would not take is not read: GetContext::SaveValue
-    // skips entries its read callback hides and takes those a range
-    // tombstone covers as deleted.
+    // Skip the read if the caller would not take the value: its read
+    // callback hides the entry, or a range tombstone covers it.
     const SequenceNumber* tombstone = get_context->max_covering_tombstone_seq();
     if (!get_context->CheckCallback(probe->seq)) {
       probe->outcome = ProbeResult::kIterator;
@@ -281,13 +266,11 @@ Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,
   return read_status;
 }
 
-// Drives the caller's GetContext from an iterator, one SaveValue per entry of
-// the user key with its resolved value: the GetContext handles merges,
-// snapshots, read callbacks and range tombstones, as for any table. Every
-// entry it will take is read before the first is handed over, so a replay
-// log (the row cache's, which TableCache::MultiGet stores whatever the key's
-// status) never holds part of an answer; entries it will not take are not
-// resolved.
+// Drives the caller's GetContext with an iterator, one SaveValue per entry of
+// the user key, so it handles merges, snapshots, read callbacks and range
+// tombstones as for any table. Every entry it will take is resolved before
+// the first is handed over, so a replay log (the row cache's, stored whatever
+// the key's status by TableCache::MultiGet) never holds a partial answer.
 Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
                                         const Slice& key,
                                         GetContext* get_context,
@@ -297,10 +280,9 @@ Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
   ro.iterate_lower_bound = nullptr;
   ro.iterate_upper_bound = nullptr;
   ro.prefix_same_as_start = false;
-  // One Seek: an asynchronous first pass would leave the iterator waiting
-  // for a second Seek, with TryAgain as its status.
+  // One Seek: an async first pass would leave it awaiting a second Seek.
   ro.async_io = false;
-  // A seek to the key itself: its prefix, when it has one, is the right mode.
+  // Seeking the key itself, its prefix (if any) is the right mode.
   const Slice lookup_user_key = ExtractUserKey(key);
   ro.total_order_seek = prefix_extractor == nullptr ||
                         !prefix_extractor->InDomain(lookup_user_key);
@@ -371,9 +353,7 @@ Status HybridTableReader::VerifyChecksum(
       HYBRIDKV_VERIFY_CHECKSUM_META_BLOCKS_ONLY) {
     return s;
   }
-  // Every record this table points to, through its pointers (each read checks
-  // the crc, which covers the key); not whole files, whose dead runs may be
-  // punched.
+  // Via the pointers (crcs cover the key); dead runs of files may be punched.
   std::unique_ptr<InternalIterator> it(
       NewIterator(read_options, /*prefix_extractor=*/nullptr,
                   /*arena=*/nullptr, /*skip_filters=*/true,

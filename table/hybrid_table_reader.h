@@ -1,8 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// HybridTableReader: reads one HybridTable SST through the inner format's
-// reader. Its medium values (medium_values.h) resolve pointers; its iterators
-// (hybrid_iterator.h) present them; scans read ahead (scan_prefetcher.h).
+// HybridTableReader reads one HybridTable SST through the inner reader, with
+// medium_values.h, hybrid_iterator.h and scan_prefetcher.h.
 #pragma once
 
 #include <memory>
@@ -17,12 +16,10 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Pointer entries are stored as kTypeBlobIndex. Iterators present them as
-// kTypeValue: to compactions as the pointer itself, so that compactions above
-// the merge level never read medium values; to everyone else as the resolved
-// value. An SST that references no medium file is served by the inner reader.
-//
-// Every virtual is forwarded, defaulted ones too: a missing
+// Pointer entries are stored as kTypeBlobIndex and presented as kTypeValue:
+// to compactions as the pointer, so those above the merge level never read
+// medium values; to others as the value. Without medium refs the inner reader
+// serves everything. Every virtual is forwarded: a missing
 // NewRangeTombstoneIterator would bring deleted data back.
 class HybridTableReader : public TableReader {
  public:
@@ -100,8 +97,7 @@ class HybridTableReader : public TableReader {
       WritableFile* out_file HYBRIDKV_DUMP_TABLE_EXTRA_PARAMS) override {
     return inner_->DumpTable(out_file HYBRIDKV_DUMP_TABLE_EXTRA_ARGS);
   }
-  // The SST's own checksums, then every record of every medium file it
-  // references.
+  // The SST's own checksums, then every medium record it points to.
   Status VerifyChecksum(const ReadOptions& read_options,
                         TableReaderCaller caller
                             HYBRIDKV_VERIFY_CHECKSUM_EXTRA_PARAMS) override;
@@ -109,16 +105,14 @@ class HybridTableReader : public TableReader {
     inner_->MarkObsolete(uncache_aggressiveness);
   }
 
-  // Whether this table may hold pointers (TableMediumValues).
   bool has_medium_refs() const { return values_.has_medium_refs(); }
   bool medium_refs_known() const { return values_.refs_known(); }
-  // TableMediumValues::HoldMediumFiles, for this table.
   Status HoldMediumFiles(const std::string& sst_path) {
     return values_.HoldMediumFiles(sst_path);
   }
 
  private:
-  // What Get's one-lookup probe found for a key.
+  // What Get's one-lookup probe found (see Probe in the .cc).
   struct ProbeResult {
     enum Outcome {
       kAnswered,  // the caller's GetContext has its answer from this table
@@ -132,8 +126,8 @@ class HybridTableReader : public TableReader {
   Status Probe(const ReadOptions& read_options, const Slice& key,
                GetContext* get_context, const SliceTransform* prefix_extractor,
                bool skip_filters, ProbeResult* result);
-  // Completes a lookup after its probe: resolves a kPointer probe's value
-  // and hands it over, and replays kIterator keys through GetByIterator.
+  // Completes a lookup: resolves and hands over a kPointer probe's value, and
+  // replays kIterator keys through GetByIterator.
   Status FinishLookup(const ReadOptions& read_options,
                       const MediumReadOptions& medium_options, const Slice& key,
                       GetContext* get_context,

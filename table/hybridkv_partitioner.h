@@ -14,17 +14,14 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// The absolute level that the `merge_level` option names in a column family
-// whose deepest level is `deepest_level` and whose L0 compacts into
-// `base_level` (0 while unknown): itself when >= 0, otherwise counted from the
-// deepest level (-1 is that level, -2 the one above). Builders and option
-// validation both call it.
+// The absolute level `merge_level` names, given the deepest level and the one
+// L0 compacts into (`base_level`, 0 while unknown): itself when >= 0, else
+// counted from the deepest level (-1 is that level).
 //
-// kAutoMergeLevel is -2 once at least one level lies between the base level
-// and the penultimate one, else -1. -2 saves fewer writes than -1, and only in
-// compactions above the penultimate level: with the base level right above
-// it, a medium value goes back inline at its second compaction. In a deeper
-// LSM -2 keeps most of the saving, while -1 leaves half the entries as
+// kAutoMergeLevel is -2 once a level lies between the base level and the
+// penultimate one, else -1. -2 saves fewer writes, only above the penultimate
+// level (with the base level right above it, a value goes back inline at its
+// second compaction); but in a deeper LSM -1 leaves half the entries as
 // pointers above the last level, which Gets read twice.
 inline int ResolveMergeLevel(int merge_level, int deepest_level,
                              int base_level) {
@@ -35,20 +32,15 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level,
                           : std::max(0, deepest_level + 1 + merge_level);
 }
 
-// HybridKVPartitioner: vetoes trivial moves into the merge level and below. A
-// trivial move relinks an SST into a deeper level without rewriting it, so
-// medium pointers would come to rest where no compaction writes them back
-// inline. It never splits files.
+// HybridKVPartitioner vetoes trivial moves into the merge level and below,
+// which would relink SSTs deeper without writing their pointers back inline.
+// It never splits files. RocksDB does not consult it for moves into the last
+// level (docs/design.md, section 2).
 //
-// RocksDB does not consult partitioners for moves into the last level
-// (docs/design.md, section 2).
-//
-// One factory often serves several column families (one ConfigureOptions
-// result copied into each), and the partitioner it creates cannot tell them
-// apart. Each column family's builders report its merge level as compactions
-// resolve it; moves are vetoed from the lowest of them. A veto too many costs
-// a rewrite; one too few would leave pointers at a merge level until their
-// next compaction.
+// One factory often serves several column families (ConfigureOptions copies)
+// and its partitioners cannot tell them apart, so moves are vetoed from the
+// lowest merge level any reports. A veto too many costs a rewrite; one too
+// few would leave pointers behind until their next compaction.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:
   static const char* kClassName() { return kPartitionerId; }
@@ -57,19 +49,15 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   std::unique_ptr<SstPartitioner> CreatePartitioner(
       const SstPartitioner::Context& context) const override;
 
-  // DB::Open validates it with each column family's options: set without
-  // HybridTable, it means the table factory was switched away from HybridTable
-  // while SSTs may still hold pointers that no other factory can read. Refused,
-  // naming the safe way back.
+  // Set without HybridTable, the table factory was switched away while SSTs
+  // may hold pointers only HybridTable reads: refused, naming the way back.
   Status ValidateOptions(const DBOptions& db_opts,
                          const ColumnFamilyOptions& cf_opts) const override;
 
-  // Column family `cf` of the DB whose state is `db` merges at `merge_level`
-  // now; true when that is new for it. Safe to call on a factory in use:
-  // moves that start later see it.
+  // Column family `cf` of the DB with state `db` now merges at `merge_level`;
+  // true if that is new. Safe on a factory in use: later moves see it.
   bool SetMergeLevel(const void* db, uint32_t cf, int merge_level) const;
-  // The merge level HybridTable resolves when a DB opens, used until a
-  // column family reports one.
+  // The merge level resolved at DB open, used until a column family reports.
   void SetMergeLevelAtOpen(int merge_level) const;
 
  private:
@@ -78,8 +66,7 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   mutable std::mutex mu_;
   mutable int merge_level_at_open_ = 1;
   mutable std::map<std::pair<const void*, uint32_t>, int> merge_levels_;
-  // Trivial moves whose output level is >= this are vetoed. Until configured,
-  // every move: always correct, at worst a rewrite too many.
+  // Moves to this level or deeper are vetoed; until configured, all (safe).
   mutable std::atomic<int> first_vetoed_level_{1};
 };
 

@@ -140,8 +140,7 @@ Status TableMediumValues::ResolvePointer(const MediumReadOptions& options,
   }
   Slice v;
   if (!DecodeMediumRecord(record, user_key, &v).ok()) {
-    // Rare: open the file (if the bytes came from the cache) for an error
-    // that names it.
+    // Rare: open the file (if the bytes were cached) for an error naming it.
     IOOptions io;
     Status s = file != nullptr ? Status::OK()
                                : GetMediumFile(io, pointer.file_number, &file);
@@ -200,20 +199,16 @@ Status TableMediumValues::HoldMediumFiles(const std::string& sst_path) {
       if (!HoldsAnyMediumFile(context_.fs, context_.dirs.front())) {
         return NoMediumFiles(number, sst_path);
       }
-      // One file damaged or lost: the table opens, and reads of the values
-      // stored in that file fail, naming it.
-      continue;
+      continue;  // reads of its values fail, naming it
     }
     cache.Hold(number, context_.session_id);
     held_.emplace(number, std::move(file));
   }
-  // A table this DB session wrote (a flush's or compaction's output) was not
-  // deleted by another instance: no stat on the write path.
+  // No stat for tables this session wrote: no other instance deleted them.
   if (!held_.empty() && !written_here_ &&
       context_.fs->FileExists(sst_path, IOOptions(), nullptr).IsNotFound()) {
-    // Corruption, as SecondaryFileSystem reports an SST gone at its open: a
-    // catch-up keeps its previous Version (blob/lifecycle/
-    // secondary_file_system.h).
+    // Corruption, as SecondaryFileSystem reports an SST gone at open, so a
+    // catch-up keeps its previous Version (secondary_file_system.h).
     return Status::Corruption(
         "HybridKV: SST " + sst_path +
         " was deleted by another instance while its table was being opened "
@@ -231,16 +226,13 @@ Status TableMediumValues::NoMediumFiles(uint64_t number,
   SipKey secret;
   if (GetDbSecret(context_.fs, home, context_.db_id, /*create=*/false, &secret)
           .IsNotFound()) {
-    // Neither medium files nor this DB's secret: a copy made without
-    // HybridKV's files (the DB keeps its secret while any SST holds
-    // pointers). IOError, which RocksDB's recovery passes through as is: it
-    // appends "The file <MANIFEST> may be corrupted." to a Corruption, which
-    // would send the operator to the wrong file.
+    // No medium files nor secret (kept while any SST holds pointers): a copy
+    // made without HybridKV's files. IOError: recovery would append "The file
+    // <MANIFEST> may be corrupted." to a Corruption, blaming the wrong file.
     return Status::IOError(missing.getState());
   }
   // The secret is there: a secondary may be opening a table whose files the
-  // primary has freed since. Corruption, the code its catch-up skips
-  // (blob/lifecycle/secondary_file_system.h).
+  // primary has since freed. Corruption, which its catch-up skips.
   return Status::Corruption(
       std::string(missing.getState()) + " " + kSecondaryMayHaveMissedIt +
       " If RocksDB names a MANIFEST after this, the MANIFEST is intact: the "

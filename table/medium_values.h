@@ -1,9 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// One table's medium values: which medium files its SST points into (held
-// open for the table's life), and how its pointers are resolved, cached and
-// read ahead. HybridTableReader owns one; its iterators (hybrid_iterator.h)
-// and scan prefetcher (scan_prefetcher.h) read through it.
+// One table's medium values: the medium files its SST points into (held open
+// for the table's life), and how its pointers are resolved, cached and read
+// ahead. Owned by HybridTableReader; its iterators and prefetcher use it.
 #pragma once
 
 #include <map>
@@ -12,13 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/medium/medium_block_cache.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/advanced_cache.h"
 #include "rocksdb/table_properties.h"
 
@@ -43,9 +42,8 @@ struct MediumReadContext {
 
 class TableMediumValues {
  public:
-  // `props`: the table's properties (null when unknown); its medium
-  // references come from them. Unknown or undecodable references count as
-  // references: the slow path is always correct.
+  // Medium references come from `props` (null when unknown). Unknown or
+  // undecodable ones count as references: the slow path is always correct.
   TableMediumValues(MediumReadContext context, const TableProperties* props);
   ~TableMediumValues();
   TableMediumValues(const TableMediumValues&) = delete;
@@ -57,36 +55,29 @@ class TableMediumValues {
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
   // Reads the uncached records `pointers` point to into the block cache, one
-  // request of `batch` (which reads through the table's file system) per span.
-  // `pointers` must outlive its Wait. Errors are dropped: each value's own
-  // read reports them.
+  // `batch` request per span; `pointers` must outlive its Wait. Errors are
+  // dropped: each value's own read reports them.
   void AddMediumReads(ReadBatch* batch, const IOOptions& io,
                       const std::vector<MediumPointer>& pointers,
                       const std::vector<std::pair<size_t, size_t>>& spans);
-  // Sorts `pointers` by file and offset and splits them into the spans that
-  // AddMediumReads reads with one request each: [first, last) index pairs.
+  // Sorts `pointers` (file, offset) into AddMediumReads' [first, last) spans.
   static std::vector<std::pair<size_t, size_t>> GroupIntoReadSpans(
       std::vector<MediumPointer>* pointers);
-  // The DB secret, to check pointers handed to compactions; Corruption if it is
-  // missing.
+  // The DB secret, for checking compaction pointers; Corruption if missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
-  // Opens and holds, for this object's life, every medium file this table
-  // points into, as RocksDB holds the SST open: a file another process
-  // deletes stays readable, and none is punched while held. Fails when one
-  // is missing and the directory holds no medium file at all, so that a DB
-  // copied without HybridKV's files fails at open, saying how to copy it (one
-  // lost file among others fails only the reads of its values). Fails too
-  // when the SST at `sst_path` is gone once they are held: a secondary's
-  // primary deleted it, and perhaps its medium data, since the last catch-up.
+  // Holds every medium file this table points into for this object's life,
+  // as RocksDB holds the SST: one another process deletes stays readable, and
+  // none is punched while held. Fails if one is missing and the home has no
+  // medium file at all, so a DB copied without them fails at open, saying
+  // how to copy it (one lost file fails only reads of its values); or if
+  // `sst_path` is gone once held (a secondary's primary deleted it).
   Status HoldMediumFiles(const std::string& sst_path);
   // The medium files this table points into, with the runs of its records.
   const MediumRefs& medium_refs() const { return refs_; }
-  // False when the table's properties say it points into no medium file: its
-  // reads need none of this.
+  // False when the properties say the table points into no medium file.
   bool has_medium_refs() const { return has_medium_refs_; }
-  // False when the table's properties do not say what it references (an SST
-  // written without HybridKV, perhaps from a DB that was HybridKV's).
+  // False when the properties list no references (not written by HybridKV).
   bool refs_known() const { return refs_known_; }
   Status GetMediumFile(const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file);
@@ -96,8 +87,6 @@ class TableMediumValues {
                       uint64_t reads);
 
  private:
-  // HoldMediumFiles' error for medium file `number` of `sst_path` missing
-  // while the home holds no medium file at all.
   Status NoMediumFiles(uint64_t number, const std::string& sst_path);
   // The part of the span pointers[0, n) (one medium file, by offset, whose
   // cached blocks are `blocks`) that is not cached, [*begin, *end), and its
@@ -106,15 +95,13 @@ class TableMediumValues {
                     const MediumPointer* pointers, size_t n,
                     std::shared_ptr<MediumFileReader>* file, uint64_t* begin,
                     uint64_t* end);
-  // Medium file `file_number`'s blocks in the block cache.
   MediumBlockCache BlocksOf(uint64_t file_number) const;
 
   const MediumReadContext context_;
   bool has_medium_refs_ = false;
   bool refs_known_ = false;
-  // The DB session that opens the table wrote it (its properties say so).
-  bool written_here_ = false;
-  MediumRefs refs_;  // from the table properties, when known
+  bool written_here_ = false;  // by the DB session that opens the table
+  MediumRefs refs_;            // from the table properties, when known
   // The medium files of refs_, held by HoldMediumFiles; read-only after it.
   std::map<uint64_t, std::shared_ptr<MediumFileReader>> held_;
 };

@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
-#include "plugin/hybridkv/blob/medium/medium_refs.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/snapshot.h"
 
@@ -104,9 +104,8 @@ bool ScanPrefetcher::BeyondEnd(const Slice& user_key) const {
 }
 
 void ScanPrefetcher::Step(const Slice& internal_key) {
-  // The scan is past every window read: read from where it stands. It left
-  // the part read by more than one entry, or nothing was read since the seek:
-  // the lookahead must move to it.
+  // The scan is past every window read: reseek the lookahead to it unless
+  // a window was read since the seek and the scan stands right after it.
   const bool reseek = !in_step_ || consumed_ != collected_end_;
   if (!reseek && exhausted_) {
     next_step_at_ = SIZE_MAX;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/table/medium_values.h"
 #include "rocksdb/options.h"
@@ -20,27 +20,24 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Looks ahead of a user scan over one table and reads the medium values it is
-// about to yield, several at once, into the block cache, where HybridIterator
-// resolves them; without it each is one synchronous read. BlobDB's values are
-// left to DBIter: a blob is one request whether read ahead or not.
+// Reads the medium values a user scan over one table is about to yield into
+// the block cache, several at once, where HybridIterator resolves them;
+// without it each is one synchronous read. BlobDB values are left to DBIter:
+// a blob is one request either way.
 //
-// A window is read when the scan wants a medium value past the part already
-// read, so a table the merged scan takes no such value from costs nothing.
-// After a seek the first window is the table's ScanLengthHint (at least
-// kMinWindow), and each next one doubles, up to `max_window`. The lookahead
-// stops at iterate_upper_bound, at the end of the seek key's prefix under
-// prefix_same_as_start and at the table's end; a backward move stops it until
-// the next seek. A window's records are read by span: one request per run of
-// a medium file, which is in key order, all of a window's requests in flight
-// together (ReadBatch). Prefetching only fills a cache: results never depend
-// on it, and its errors are dropped (DBIter's own read reports them).
+// A window is read only when the scan wants a medium value past those read,
+// so a table the merged scan takes none from costs nothing. The first window
+// after a seek is the table's ScanLengthHint; each next one doubles, up to
+// `max_window`. Lookahead stops at iterate_upper_bound, the seek prefix's end
+// (prefix_same_as_start) and the table's end; a backward move stops it until
+// the next seek. A window issues one request per run of a medium file, all
+// in flight together (ReadBatch). Prefetching only fills a cache: results
+// never depend on it, and its errors are dropped (reads report their own).
 
-// How many entries recent scans took from one table: the next scan's first
-// window. Each window is a round trip the scan waits for, so long scans that
-// start small wait often; short scans that start large read values they never
-// yield. An average weighted 1/4 on the newest scan, in sixteenths of an
-// entry, shared without a lock: a lost update only blurs it.
+// Entries recent scans took from one table: the next scan's first window.
+// Each window is a round trip, so long scans that start small wait often and
+// short scans that start large read values never yielded. A 1/4-weighted
+// moving average in 1/16 entries, lock-free: a lost update only blurs it.
 class ScanLengthHint {
  public:
   size_t Entries() const {
@@ -65,11 +62,9 @@ class ScanPrefetcher {
  public:
   static constexpr size_t kMinWindow = 2;
 
-  // For a scan of the table whose medium values are `table` and whose inner
-  // format's reader is `inner`, with these arguments of its NewIterator; the
-  // window's cap is the table's scan_prefetch_max. The second iterator, over
-  // `inner`, is opened once a window is needed. `hint`: the table's, which the
-  // scan updates.
+  // For a scan of `table` with these NewIterator arguments; the lookahead
+  // iterator over `inner` opens once a window is needed. `hint` is the
+  // table's; the scan updates it. Windows cap at scan_prefetch_max.
   ScanPrefetcher(TableMediumValues* table, TableReader* inner,
                  ScanLengthHint* hint, const ReadOptions& read_options,
                  const SliceTransform* prefix_extractor, bool skip_filters);
@@ -77,12 +72,9 @@ class ScanPrefetcher {
 
   // The scan seeks (target: an internal key; null: to the first entry).
   void Seek(const Slice* internal_target);
-  // The scan moved one entry forward.
   void Next() { consumed_++; }
-  // The scan moved backwards or to the end.
-  void Stop();
-  // The scan wants the medium value of the entry at `internal_key`, where
-  // it now stands.
+  void Stop();  // the scan moved backwards or to the end
+  // The scan wants the medium value of the entry it stands at.
   void WantValue(const Slice& internal_key) {
     if (!active_) return;
     if (consumed_ >= next_step_at_) Step(internal_key);
@@ -90,27 +82,22 @@ class ScanPrefetcher {
   }
 
  private:
-  // One window: its medium values. The vectors are reused from window to
-  // window.
+  // One window's medium values; the vectors are reused across windows.
   struct Window {
     size_t begin = 0;  // the entries of the window, counted from the seek
     size_t end = 0;
     std::vector<MediumPointer> medium;
-    // The entries (counted from the seek) whose values it collected, in
-    // order.
-    std::vector<size_t> collected_at;
+    std::vector<size_t> collected_at;  // the entries of `medium`, in order
   };
 
   void OpenLookahead();
-  // Reads the window that starts at the scan's entry.
+  // Step reads the window at the scan; ReadWindow, the one at the lookahead.
   void Step(const Slice& internal_key);
-  // Collects the window at the lookahead into window_state_ and reads it.
   void ReadWindow();
-  // Collects the window's medium values into window_state_.
+  // Moves the lookahead over a window, collecting into window_state_.
   void Collect();
   bool BeyondEnd(const Slice& user_key) const;
-  // Counts a value the scan wants that the window collected (once per
-  // entry: DBIter may ask twice).
+  // Counts a wanted, collected value once per entry (DBIter may ask twice).
   void CountUse();
 
   TableMediumValues* const table_;
@@ -130,8 +117,7 @@ class ScanPrefetcher {
   bool exhausted_ = false;  // the lookahead reached the end of the range
   size_t window_ = 0;
   // Entries since the seek: the scan stands at `consumed_`; the lookahead,
-  // when `in_step_`, stands at `collected_end_`, the first entry of no
-  // window.
+  // when `in_step_`, at `collected_end_`, the first entry of no window.
   size_t consumed_ = 0;
   size_t collected_end_ = 0;
   size_t next_step_at_ = 0;  // where the scan next calls Step
@@ -139,8 +125,7 @@ class ScanPrefetcher {
   std::string prefix_;  // prefix_same_as_start: the seek key's prefix
   bool has_prefix_ = false;
   Window window_state_;  // the last window collected (one at a time)
-  // Since the seek: medium values the windows covered, and those the scan
-  // asked for (counted into the DB's counters at Stop).
+  // Since the seek; added to the DB's counters at Stop.
   uint64_t values_collected_ = 0;
   uint64_t values_used_ = 0;
   size_t last_used_ = SIZE_MAX;

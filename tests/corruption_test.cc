@@ -29,10 +29,10 @@
 
 #include "db/dbformat.h"
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"

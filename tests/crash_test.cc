@@ -45,8 +45,8 @@
 
 #include "crash_workload.h"
 #include "file/filename.h"
-#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/backup_engine.h"
 #include "test_util.h"

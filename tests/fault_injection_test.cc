@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"

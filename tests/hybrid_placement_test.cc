@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/format/medium_pointer.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
-#include "plugin/hybridkv/blob/format/medium_pointer.h"
-#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"

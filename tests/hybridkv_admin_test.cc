@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hybridkv/hybridkv.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/db.h"
 #include "test_util.h"
 

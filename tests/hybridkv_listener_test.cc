@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "rocksdb/db.h"
 #include "test_util.h"
 

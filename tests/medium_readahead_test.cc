@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/blob/format/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "test_util.h"
 
 namespace ROCKSDB_NAMESPACE {

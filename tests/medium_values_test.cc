@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/format/medium_runs.h"
 #include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
-#include "plugin/hybridkv/blob/format/medium_refs.h"
-#include "plugin/hybridkv/blob/format/medium_runs.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/system_clock.h"

@@ -35,9 +35,9 @@
 #include <vector>
 
 #include "hybridkv/hybridkv.h"
-#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/merge_operator.h"

@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/io/rocksdb_compat.h"
 #include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/plugin/hybridkv_listener.h"

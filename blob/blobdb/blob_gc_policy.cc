@@ -74,10 +74,9 @@ void ApplyBlobGcPolicy(DB* db, uint32_t cf_id) {
   if (want == gc_on) {
     return;
   }
-  // Rare: the first garbage, and once it is collected. Two jobs finishing at
-  // once may both switch, or the later decision land first; either way the
-  // next job decides again from the state then. (The handle's destruction is
-  // reported to listeners as OnColumnFamilyHandleDeletionStarted.)
+  // Rare: at the first garbage, and once it is collected. Jobs finishing at
+  // once may race; the next job decides again. (Listeners see the handle's
+  // destruction as OnColumnFamilyHandleDeletionStarted.)
   std::unique_ptr<ColumnFamilyHandle> cf =
       impl->GetColumnFamilyHandleUnlocked(cf_id);
   if (cf != nullptr) {

@@ -4,15 +4,15 @@
 //
 // RocksDB's integrated BlobDB relocates, in every compaction, the live blobs
 // of the oldest `blob_garbage_collection_age_cutoff` share of blob files,
-// whatever garbage those files hold. In an insert-only load they hold none:
-// every relocated byte is read and written again for nothing, and a file
-// relocated in part is kept whole until its last blob moves.
+// whatever garbage they hold. In an insert-only load they hold none: every
+// relocated byte is rewritten for nothing, and a file relocated in part is
+// kept whole until its last blob moves.
 //
-// So HybridKV switches the column family's enable_blob_garbage_collection
-// (DB::SetOptions) by the garbage in exactly the files GC would relocate: on
-// at `min_garbage_ratio` or more, off below half of it (the gap keeps a ratio
-// near the threshold from switching, and rewriting OPTIONS, at every job).
-// It decides after each flush and compaction, from the listener.
+// So after each flush and compaction the listener switches the column
+// family's enable_blob_garbage_collection (DB::SetOptions) by the garbage in
+// exactly the files GC would relocate: on at `min_garbage_ratio` or more, off
+// below half of it (the gap keeps a ratio near the threshold from switching,
+// and rewriting OPTIONS, at every job).
 #pragma once
 
 #include <cstdint>

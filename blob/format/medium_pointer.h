@@ -7,8 +7,7 @@
 //
 // May depend on: RocksDB headers only.
 //
-// Medium pointer format, version 1: what an SST stores instead of
-// a medium value.
+// Medium pointer format, version 1: what an SST stores for a medium value.
 //
 // clang-format off
 //   pointer := tag:u8 file_number:varint64 offset:varint64 size:varint32 mac:fixed64
@@ -66,13 +65,11 @@ void EncodeMediumPointer(const SipKey& secret, const MediumPointer& pointer,
 bool DecodeMediumPointer(const SipKey& secret, const Slice& value,
                          const Slice& user_key, MediumPointer* pointer);
 
-// Decodes the location fields without checking the MAC. Only for entries
-// HybridKV itself wrote (kTypeBlobIndex with the pointer tag), whose origin is
-// already certain.
+// Decodes the location fields without checking the MAC: only for entries
+// HybridKV itself wrote (kTypeBlobIndex with the pointer tag).
 bool PeekMediumPointer(const Slice& value, MediumPointer* pointer);
 
-// Cheap pre-check on the tag byte alone: false means `value` is certainly not a
-// pointer.
+// False means `value` is certainly not a pointer (checks size and tag only).
 inline bool MayBeMediumPointer(const Slice& value) {
   return value.size() >= 1 + 3 + kMediumPointerMacSize &&
          static_cast<unsigned char>(value[0]) == kMediumPointerTag;

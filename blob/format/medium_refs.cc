@@ -13,7 +13,6 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Version 1 had no runs; it is still read (its references cover whole files).
 constexpr uint32_t kRefsVersion = 2;
 constexpr uint32_t kRefsVersionWithoutRuns = 1;
 
@@ -44,8 +43,6 @@ class MediumRefsCollector : public InternalTblPropColl {
   }
   void BlockAdd(uint64_t, uint64_t, uint64_t) override {}
   Status Finish(UserCollectedProperties* properties) override {
-    // Always written, even empty: its absence marks SSTs built without
-    // HybridKV.
     for (auto& entry : refs_) {
       NormalizeRuns(&entry.second.runs, kMediumRunMergeGap);
     }
@@ -145,14 +142,13 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
     decoded[number] = std::move(ref);
   }
   if (!in.empty()) {
-    // Bytes past the entries the count announced: not what any version
-    // writes, so nothing decoded can be trusted.
+    // Not what any version writes: nothing decoded can be trusted.
     return Status::Corruption("HybridKV: SST property " +
                               std::string(kMediumRefsProperty) + " has " +
                               std::to_string(in.size()) +
                               " bytes past its last entry: it is damaged");
   }
-  *refs = std::move(decoded);  // only whole: an error leaves `refs` empty
+  *refs = std::move(decoded);
   return Status::OK();
 }
 

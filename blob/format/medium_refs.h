@@ -50,10 +50,9 @@ struct MediumFileRef {
 };
 using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
 
-// Records one SST's references as its builder meets its pointers. Consecutive
-// pointers of a compaction mostly name different files (each flush's file
-// spans the key space): a direct-mapped cache of the map's entries spares a
-// map lookup per pointer.
+// Records one SST's references as its builder meets its pointers. A
+// direct-mapped cache of map entries spares a map lookup per pointer:
+// consecutive pointers mostly name different files (each spans the key space).
 class MediumRefsRecorder {
  public:
   void AddRecord(uint64_t file_number, uint64_t offset, uint64_t size) {
@@ -79,15 +78,13 @@ class MediumRefsRecorder {
 
 // Decodes the refs property of `props`. `*known` is false when the SST has no
 // such property and is not SstFileWriter output: it was not built by HybridKV
-// and may hold pointers all the same. A damaged property (truncated, an
-// unknown version, bytes past its last entry) is Corruption, with `*refs`
-// empty.
+// and may hold pointers all the same. A damaged property (truncated, an unknown
+// version, bytes past its last entry) is Corruption, with `*refs` empty.
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
                      bool* known);
 
-// Creates the refs collector of one builder, which writes to the property
-// what the builder records in `*refs` (outliving the collector): the builder
-// holds every pointer decoded already.
+// The refs collector of one builder: writes to the property what the builder,
+// which decodes every pointer, records in `*refs` (outliving the collector).
 class MediumRefsCollectorFactory : public InternalTblPropCollFactory {
  public:
   explicit MediumRefsCollectorFactory(MediumRefs* refs) : refs_(refs) {}

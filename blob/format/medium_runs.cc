@@ -18,8 +18,7 @@ void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap) {
   size_t out = 0;
   for (size_t i = 0; i < runs->size(); ++i) {
     const MediumRun& run = (*runs)[i];
-    // Written so that a run ending at UINT64_MAX (WholeMediumFile) cannot
-    // overflow.
+    // Cannot overflow for a run ending at UINT64_MAX (WholeMediumFile).
     if (out > 0 && (run.begin <= (*runs)[out - 1].end ||
                     run.begin - (*runs)[out - 1].end <= merge_gap)) {
       (*runs)[out - 1].end = std::max((*runs)[out - 1].end, run.end);

@@ -1,8 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Byte runs of a medium file: where the records an SST points to lie
-// (medium_refs.h records them), and what is left to free when an SST goes
-// (hole_punch.h frees them).
+// Byte runs of a medium file: where an SST's records lie (medium_refs.h), and
+// what is left to free when an SST goes (hole_punch.h).
 #pragma once
 
 #include <cstdint>
@@ -36,19 +35,17 @@ constexpr uint64_t kMediumRunMergeGap = kPunchBlockSize;
 // or an SST scanned without HybridKV's collector).
 const MediumRuns& WholeMediumFile();
 
-// Sorts `*runs` and merges overlapping runs and runs less than `merge_gap`
-// apart.
+// Sorts `*runs`, merging runs that overlap or are under `merge_gap` apart.
 void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap = 0);
 
 // The parts of `from` that no run of `covered` (sorted, disjoint) overlaps.
 MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered);
 
 // `freed` (runs that just died, outside every run of `live`), each widened to
-// the `block`-aligned bounds around it as far as no run of `live` reaches.
-// Freeing works in whole blocks: a block that a freed run shares with a run
-// that died earlier is whole only now, and this is the one time it can be
-// freed. Every block that the result covers whole overlaps `freed`, so none
-// was freed before.
+// the `block`-aligned bounds around it as far as no run of `live` reaches: a
+// block a freed run shares with a run that died before is whole only now, the
+// one time it can be freed. Every block the result covers whole overlaps
+// `freed`, so none was freed before.
 MediumRuns WidenToDeadBlocks(const MediumRuns& freed, const MediumRuns& live,
                              uint64_t block);
 

@@ -15,8 +15,7 @@ namespace hybridkv {
 namespace {
 
 #ifdef HYBRIDKV_HAVE_CRC32_INSTRUCTION
-// Compiled for SSE4.2 whatever the build's flags; called only where the CPU
-// has it.
+// Built for SSE4.2 whatever the flags; called only where the CPU has it.
 __attribute__((target("sse4.2"))) uint32_t HardwareCrc(uint32_t init,
                                                        const char* p,
                                                        size_t n) {

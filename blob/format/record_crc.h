@@ -1,10 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// crc32c of medium records: the same value as RocksDB's crc32c::Value, but
-// through the CPU's crc32 instruction wherever the CPU has one. RocksDB picks
-// its implementation at compile time, so a portable build (Debian's,
-// `-DPORTABLE=1`) computes it in software, and every medium record is
-// checksummed when written and again on every read.
+// crc32c of medium records, equal to RocksDB's crc32c::Value but through the
+// CPU's crc32 instruction wherever it exists. RocksDB picks its implementation
+// at compile time, so a portable build (`-DPORTABLE=1`, Debian's) computes it
+// in software, and every record is checksummed on write and on every read.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +17,7 @@ namespace hybridkv {
 // Equal to crc32c::Value(data, n) for every input.
 uint32_t RecordCrc(const char* data, size_t n);
 
-// Equal to crc32c::Extend(crc, data, n): the crc of the bytes `crc` covers
-// followed by data[0, n).
+// Equal to crc32c::Extend(crc, data, n).
 uint32_t RecordCrcExtend(uint32_t crc, const char* data, size_t n);
 
 }  // namespace hybridkv

@@ -11,8 +11,6 @@ namespace hybridkv {
 
 void ReadBatch::Add(RandomAccessFileReader* file, uint64_t offset, size_t n,
                     Done done) {
-  // Direct I/O reads whole aligned sectors: read them into an aligned buffer
-  // here, or RocksDB would allocate one and copy out of it.
   const size_t alignment =
       file->use_direct_io() ? file->file()->GetRequiredBufferAlignment() : 1;
   FSReadRequest asked;
@@ -35,8 +33,7 @@ void ReadBatch::Wait() {
     Slice result;
     IOStatus s = r.file->Read(io_, r.read.offset, r.read.len, &result,
                               r.read.scratch, /*aligned_buf=*/nullptr);
-    // An aligned read may stop at the end of the file, after the bytes asked
-    // for.
+    // An aligned read may stop at end of file, after the bytes asked for.
     if (s.ok() && result.size() < r.skip + r.n) {
       s = IOStatus::Corruption(
           "short read of " +

@@ -22,21 +22,18 @@ class RandomAccessFileReader;
 
 namespace hybridkv {
 
-// Reads a batch of byte ranges, of any files: Wait returns when all are read.
-// The requests are blocking reads run in parallel on RunReadsInParallel's
-// pool, so that they are in flight together whatever the file system, which
-// RocksDB's MultiRead offers only within one file.
-//
-// Under direct I/O each request is widened to the file's alignment and read
-// into an aligned buffer of its own: RocksDB neither allocates a bounce buffer
-// nor copies out of it.
+// Reads a batch of byte ranges of any files, in parallel on
+// RunReadsInParallel's pool: Wait returns when all are read. Under direct I/O
+// each request is widened to the file's alignment and read into an aligned
+// buffer of its own, so RocksDB neither allocates a bounce buffer nor copies
+// out of it.
 class ReadBatch {
  public:
   // Called once per request with its status and bytes (valid during the call
   // only), on the calling thread or a pool thread.
   using Done = std::function<void(const IOStatus&, const Slice&)>;
 
-  // `io` is every request's options.
+  // `io`: every request's options.
   explicit ReadBatch(const IOOptions& io) : io_(io) {}
   // Waits for every request.
   ~ReadBatch() { Wait(); }

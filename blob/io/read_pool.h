@@ -11,11 +11,10 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Runs task(0) .. task(n - 1), each once, on the calling thread and a small
-// process-wide pool of I/O threads, and returns when all have finished. For
-// reads that block: a batch's requests are then in flight together whatever
-// the file system, io_uring or not, which RocksDB's MultiRead offers only
-// within one file.
+// Runs task(0) .. task(n - 1), each once, on the calling thread and the pool,
+// and returns when all have finished. For blocking reads: a batch's requests
+// are then in flight together whatever the file system, which RocksDB's
+// MultiRead offers only within one file.
 void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task);
 
 }  // namespace hybridkv

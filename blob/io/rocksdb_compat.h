@@ -21,9 +21,8 @@
    (ROCKSDB_MAJOR == (major) && ROCKSDB_MINOR >= (minor)))
 
 // TableReader::DumpTable gained `show_sequence_number_type` and
-// VerifyChecksum `meta_blocks_only` (both defaulted) in RocksDB 10. An
-// override must repeat them: HybridTableReader declares its overrides with
-// these, and forwards them.
+// VerifyChecksum `meta_blocks_only` (both defaulted) in RocksDB 10, which an
+// override must repeat: HybridTableReader declares and forwards them.
 #if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
 #define HYBRIDKV_DUMP_TABLE_EXTRA_PARAMS , bool show_sequence_number_type
 #define HYBRIDKV_DUMP_TABLE_EXTRA_ARGS , show_sequence_number_type
@@ -85,7 +84,6 @@ inline TableBuilderOptions CopyWithCollectors(
 
 // DB::Open and friends into a raw pointer: RocksDB 9.x takes DB**, 11.x only
 // std::unique_ptr<DB>*. `open` is called with the one this version takes.
-// (Tests and tools hold DBs either way.)
 template <typename Open>
 Status OpenIntoRawPointer(DB** db, const Open& open) {
 #if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)

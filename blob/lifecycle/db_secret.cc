@@ -133,9 +133,8 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
   if (known != secrets.end()) {
     *secret = known->second;
   } else if (create) {
-    // A file without this DB's key: none yet, or one left by an earlier DB
-    // in this directory (RocksDB's DestroyDB leaves it). Its keys stay: an
-    // SST keeps the id of the DB that wrote it.
+    // Other DB ids' keys stay (DestroyDB leaves the file): an SST keeps the
+    // id of the DB that wrote it.
     result = WriteWithNewKey(fs, dir, path, db_id, &secrets, secret);
   } else {
     return Status::NotFound(

@@ -34,12 +34,10 @@ namespace hybridkv {
 
 const char* const kSecretFileName = "HYBRIDKV-SECRET";
 
-// Returns the secret of the DB `db_id` in `dir`, loading it, or creating it
-// when `create` and the file holds no key for `db_id` yet (added beside the
-// keys of other DB ids: a directory reused after DestroyDB, an import).
-// Without `create`, a file with no key for `db_id` is NotFound. A damaged
-// file is Corruption, and never rewritten. Thread-safe; cached per (dir,
-// db_id).
+// Returns the secret of DB `db_id` in `dir`, loading it, or creating it when
+// `create` and the file holds no key for `db_id` yet; without `create` that is
+// NotFound. A damaged file is Corruption, and never rewritten. Thread-safe;
+// cached per (dir, db_id).
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
                    const std::string& dir, const std::string& db_id,
                    bool create, SipKey* secret);

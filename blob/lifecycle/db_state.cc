@@ -70,7 +70,6 @@ struct Registry {
   std::map<std::string, std::string> homes_of_sst_dirs;  // later paths
 };
 
-// Call with registry.mu held.
 DbState* StateOfHomeLocked(Registry& registry, const std::string& key,
                            const std::string& dir) {
   auto& slot = registry.states[key];

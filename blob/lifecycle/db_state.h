@@ -10,11 +10,10 @@
 // May depend on: blob/format/, blob/medium/, blob/io/, RocksDB. Not on table/
 // or plugin/.
 //
-// Everything HybridKV keeps per DB, in one object per home directory (the
-// first of a column family's cf_paths, where its flushes write SSTs and
-// medium files, and where its secret lives), process-wide: the counters that
-// GetStatistics reports, the open medium files, the DB secret and the
-// medium-file tracker. Builders and readers reach it through
+// Everything HybridKV keeps per DB, one object per home directory (the first
+// of a column family's cf_paths, where flushes write SSTs and medium files and
+// the secret lives), process-wide: counters, open medium files, the DB secret
+// and the medium-file tracker. Builders and readers reach it through
 // DbStateForPaths, the listener through DbStateFor of an SST's directory.
 #pragma once
 
@@ -27,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/format/siphash.h"
+#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "rocksdb/options.h"
 #include "rocksdb/status.h"
 
@@ -63,8 +62,8 @@ struct DbCounters {
   HYBRIDKV_COUNTERS(HYBRIDKV_DECLARE_COUNTER)
 #undef HYBRIDKV_DECLARE_COUNTER
 
-  // The LSM's shape, by column family id, as negative and automatic merge
-  // levels need it; a lock costs nothing where builders start.
+  // The LSM's shape by column family id, for negative and automatic merge
+  // levels (a lock costs nothing where builders start).
   //
   // An SST of `cf` was seen at `level`, opened or written.
   void NoteLevel(uint32_t cf, int level);
@@ -72,10 +71,9 @@ struct DbCounters {
   // level_compaction_dynamic_level_bytes.
   int DeepestLevel(uint32_t cf) const;
   // The level L0 last compacted into (the base level), for merge_level=auto.
-  // Before one such compaction began in this process (after a restart): the
-  // shallowest level below L0 an SST was seen at, which is never above the
-  // base level (RocksDB's base level is at or above the first non-empty
-  // level), so `auto` errs toward -1 only. 0 when neither is known.
+  // Before such a compaction in this process: the shallowest level below L0
+  // an SST was seen at, never above the base level (which is at or above the
+  // first non-empty level), so `auto` errs toward -1 only. 0 if neither.
   void NoteBaseLevel(uint32_t cf, int level);
   int BaseLevel(uint32_t cf) const;
 
@@ -112,9 +110,8 @@ class DbState {
   // Column families whose compactions must hand values, not pointers, to
   // their output: SetOptions replaced the table factory, or lowered
   // min_blob_size until BlobDB would take pointers. HybridKVListener notes it
-  // as a compaction begins, before its input iterators open, until the DB is
-  // reopened: a change back must not let a compaction picked before it hand
-  // pointers on.
+  // as a compaction begins, before its inputs open; it holds until reopen, so
+  // a change back cannot let a compaction picked before it hand pointers on.
   void NoteCompactionsResolvePointers(uint32_t cf);
   bool CompactionsResolvePointers(uint32_t cf);
 
@@ -126,18 +123,16 @@ class DbState {
 };
 
 // The state of the column family whose SSTs live in `cf_paths` (RocksDB's,
-// sanitized: never empty), homed in the first. Registers the others as
-// directories of its SSTs. Fails when a directory would belong to two homes:
-// the first path of one column family and a later path of another (or of a
-// DB opened before in this process).
+// sanitized: never empty), homed in the first; registers the others as its
+// SST directories. Fails when a directory would be the first path of one
+// column family and a later path of another (or of an earlier-opened DB).
 Status DbStateForPaths(const std::vector<DbPath>& cf_paths, DbState** state);
 
 // The state of the DB whose SSTs live in `dir`: a home, or a directory
 // DbStateForPaths registered; any other directory is taken for a home. Never
-// null; lives for the process. Every spelling of one directory ("db",
-// "./db/", a symlink to it) names one state, so that all DB sessions of one
-// DB in the process (a primary, read-only instances, secondaries) see each
-// other's holds.
+// null; lives for the process. Every spelling of a directory ("db", "./db/",
+// a symlink) names one state, so all DB sessions of one DB in the process
+// (primary, read-only, secondaries) see each other's holds.
 DbState* DbStateFor(const std::string& dir);
 
 // The absolute, symlink-free spelling of `dir` that DbStateFor keys by.

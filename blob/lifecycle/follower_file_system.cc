@@ -28,9 +28,8 @@ std::string FollowerFileSystem::Resolve(const std::string& fname,
   if (!medium) return leader_dir_ + "/" + name;
   IOStatus s = target()->FileExists(fname, options, nullptr);
   if (s.IsNotFound() || s.IsPathNotFound()) {
-    // Linked, not read in place: the leader may delete its name any time.
-    // Failing here (the leader deleted it first), the open below reports the
-    // file missing, as it would be.
+    // Linked, not read in place: the leader may delete its name any time. If
+    // it already has, the open below reports the file missing, as it is.
     target()
         ->LinkFile(leader_dir_ + "/" + name, fname, options, nullptr)
         .PermitUncheckedError();

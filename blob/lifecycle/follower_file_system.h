@@ -1,18 +1,16 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // The file system a follower (hybridkv::OpenAsFollower) reads the leader's
-// HybridKV files through. RocksDB's follower serves table files from the
-// leader by hard-linking each into its own directory on first use
-// (OnDemandFileSystem), and reads nothing else of the leader's but its
-// MANIFEST, CURRENT, WALs and OPTIONS. This file system, beneath
-// OnDemandFileSystem, does the same for medium files: a medium file of the
-// follower's directory that is not there yet is linked from the leader's, so
-// the follower's old Versions keep their bytes after the leader deletes the
-// file, and the leader, which never punches a file with another link, keeps
-// its runs whole meanwhile. The follower deletes only its own links; the
-// secret is read from the leader's directory.
+// HybridKV files through. RocksDB's follower hard-links each table file from
+// the leader into its own directory on first use (OnDemandFileSystem), and
+// reads nothing else of the leader's but MANIFEST, CURRENT, WALs and OPTIONS.
+// Beneath OnDemandFileSystem, this links medium files the same way, so the
+// follower's old Versions keep their bytes after the leader deletes a file,
+// and the leader, which never punches a file with another link, keeps its
+// runs whole meanwhile. The follower deletes only its own links; the secret
+// is read from the leader's directory.
 //
-// HybridKV's own medium-file I/O finds it under the DB's file system
+// HybridKV's own medium-file I/O finds it beneath the DB's file system
 // (UnwrapFollower), since OnDemandFileSystem refuses other files.
 #pragma once
 
@@ -46,8 +44,7 @@ class FollowerFileSystem : public FileSystemWrapper {
                        uint64_t* size, IODebugContext* dbg) override;
 
  private:
-  // Where `fname` is read from: a medium file of the follower's directory is
-  // linked from the leader's first when missing; the secret is the leader's.
+  // Where `fname` is read from, linking a missing medium file first.
   std::string Resolve(const std::string& fname, const IOOptions& options);
 
   const std::string follower_dir_;  // canonical

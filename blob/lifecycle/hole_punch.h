@@ -39,9 +39,8 @@ IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
 // Holds the medium file at `path` for reading until ReleaseHold: a POSIX read
 // lock (fcntl F_SETLK, F_RDLCK), which PunchHoles in any other process sees.
 // POSIX locks are per process, so this process's own punches are not held
-// back (MediumFileCache tells this process's DB sessions apart). Returns the
-// descriptor that holds it, or -1 when the lock cannot be had (then nothing
-// is held back).
+// back (MediumFileCache tells its DB sessions apart). Returns the descriptor
+// that holds it, or -1 when the lock cannot be had (nothing is held back).
 int HoldForReading(const std::string& path);
 void ReleaseHold(int fd);
 
@@ -49,9 +48,8 @@ void ReleaseHold(int fd);
 // reduces; its size where that cannot be had.
 uint64_t AllocatedBytes(FileSystem* fs, const std::string& path);
 
-// Replaces the fallocate call, for tests that inject failures: called with
-// the file descriptor, offset and length; returns 0 or an errno value.
-// nullptr restores the real call.
+// Replaces fallocate, for tests: called with (fd, offset, length), returns 0
+// or an errno value. nullptr restores the real call.
 void SetPunchHoleForTesting(std::function<int(int, uint64_t, uint64_t)> punch);
 
 }  // namespace hybridkv

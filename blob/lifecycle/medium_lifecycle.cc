@@ -11,10 +11,10 @@
 #include "file/random_access_file_reader.h"
 #include "file/sst_file_manager_impl.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
-#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "table/format.h"
 #include "table/meta_blocks.h"
 
@@ -139,8 +139,7 @@ void MediumFileTracker::DeleteMediumFileLocked(uint64_t number) {
   } else {
     s = FileSystemLocked()->DeleteFile(path, IOOptions(), nullptr);
   }
-  s.PermitUncheckedError();  // a file that cannot be deleted now goes at the
-                             // next open
+  s.PermitUncheckedError();  // else it goes at the next open
 }
 
 void MediumFileTracker::AccountLocked(uint64_t number) {
@@ -424,8 +423,7 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     std::lock_guard<std::mutex> lock(mu_);
     manifest = CurrentManifestLocked(db_dir);
     if (seeded_ && seeded_in_recovery_ && !in_recovery) {
-      // The first event after the open that seeded: CURRENT names the open's
-      // own MANIFEST.
+      // First event after the seeding open: CURRENT names its own MANIFEST.
       seeded_manifest_ = manifest;
       seeded_in_recovery_ = false;
     }
@@ -450,17 +448,15 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     for (const auto& [number, entry] : sst_refs_) known.insert(number);
     dirs = SstDirsLocked();
   }
-  // Reading every SST's properties takes a device read or more per SST, so
-  // it runs without the lock: builders and events go on meanwhile, and what
-  // they change is reconciled below.
+  // Every SST's properties are read without the lock: builders and events go
+  // on meanwhile, and what they change is reconciled below.
   SeedScan scan;
   Status s = ScanDirectories(fs, dirs, known, &scan);
   std::vector<DeadRuns> dead;
   {
     std::lock_guard<std::mutex> lock(mu_);
     seeding_ = false;
-    // Forgotten, replaced or made unknowable meanwhile: retried at the next
-    // event.
+    // Forgotten, replaced or made unknowable meanwhile: retried next event.
     if (!s.ok() || epoch != seeding_epoch_ ||
         !FinishSeedingLocked(&scan, &dead)) {
       return;

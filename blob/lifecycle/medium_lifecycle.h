@@ -4,22 +4,22 @@
 // space follows what SSTs still point to; no SST is rewritten to free it.
 //
 // An SST's references (medium_refs.h) are added when RocksDB reports it
-// created, before the version edit that makes it live, and dropped when
-// RocksDB reports it deleted, after the physical deletion: SSTs that old
-// Versions, iterators or DisableFileDeletions pin keep theirs. A compaction's
-// outputs are reported before its inputs go. The runs only a deleted SST
-// pointed to are dead and punched out in place (hole_punch.h); the file goes
-// with its last reference.
+// created, before the version edit that makes it live, and dropped when it
+// reports it deleted, after the physical deletion: SSTs that old Versions,
+// iterators or DisableFileDeletions pin keep theirs. A compaction's outputs
+// are reported before its inputs go. Runs only a deleted SST pointed to are
+// dead and punched out in place (hole_punch.h); the file goes with its last
+// reference.
 //
 // What events do not tell (SSTs of earlier processes, crashes, failed builds)
 // comes from seeding: the properties of every SST on disk, read once. No file
 // is deleted, and no run found dead, before seeding succeeds (runs deferred
-// before may be: nothing can point into them again). Seeding deletes the
-// medium files that no SST references and this process did not write, and
-// punches the runs nothing points into. Every open writes a new MANIFEST, and
-// another process may have changed the DB between two opens by this one: the
-// tracker seeds again when CURRENT names another MANIFEST than at seeding, and
-// when a FIFO compaction may copy SSTs without reporting them.
+// before may be: nothing can point into them again). Seeding deletes medium
+// files no SST references and this process did not write, and punches runs
+// nothing points into. Another process may change the DB between two opens
+// by this one, and every open writes a new MANIFEST: the tracker seeds again
+// when CURRENT names another MANIFEST than at seeding, and when a FIFO
+// compaction may copy SSTs without reporting them.
 #pragma once
 
 #include <atomic>
@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/sst_file_manager.h"
@@ -47,16 +47,15 @@ namespace hybridkv {
 // column family's other paths. Thread-safe.
 class MediumFileTracker {
  public:
-  // `open_files`: the DB's open medium files, from which deleted files are
-  // evicted.
+  // Deleted files are evicted from `open_files`, the DB's open medium files.
   MediumFileTracker(std::string dir, MediumFileCache* open_files)
       : dir_(std::move(dir)), open_files_(open_files) {}
 
   // The DB's file system, to read SSTs and delete medium files through, and
-  // its SstFileManager, which rate-limits deletions; held weakly, as RocksDB
-  // closes a DB's own with the DB. The latest session's builders set them;
+  // its SstFileManager (held weakly: RocksDB closes a DB's own with the DB),
+  // which rate-limits deletions. The latest session's builders set them;
   // until then the first table reader's, else the defaults. Readers never
-  // replace them: a secondary, read-only instance or SstFileReader would
+  // replace them, or a secondary, read-only instance or SstFileReader would
   // route the primary's deletions through its own.
   void SetFileSystem(const std::shared_ptr<FileSystem>& fs,
                      const std::shared_ptr<SstFileManager>& sst_file_manager);
@@ -80,17 +79,16 @@ class MediumFileTracker {
   // A builder finished medium file `path`: the DB's SstFileManager counts it.
   void MediumFileWritten(const std::string& path);
 
-  // RocksDB reported that building SST `sst_number` failed, perhaps after its
-  // builder finished medium file `sst_number`, which nothing can point into:
-  // it goes now.
+  // RocksDB reported that building SST `sst_number` failed: medium file
+  // `sst_number`, if its builder finished it, is unreachable and goes now.
   void BuildFailed(uint64_t sst_number);
 
   // An SST exists with these properties. Idempotent. A new DB id (DestroyDB,
   // then Open) forgets everything known.
   void AddSst(uint64_t sst_number, const std::string& path,
               const TableProperties& props);
-  // SST `sst_number` has been deleted; medium files left without references are
-  // deleted.
+  // SST `sst_number` has been deleted; so are medium files it leaves
+  // unreferenced.
   void RemoveSst(uint64_t sst_number);
 
   // Hard-links medium file `number` as "<number>.blob" in the DB directory
@@ -114,8 +112,7 @@ class MediumFileTracker {
   // copy on a temperature change): nothing is freed until seeding again.
   void Reseed();
 
-  // How often the dead runs of files shared with another hard link are tried
-  // again (see Punch); 10 s unless a test says otherwise.
+  // How often dead runs of files with another hard link are retried (Punch).
   void SetSharedRetryIntervalForTesting(std::chrono::steady_clock::duration d);
 
   // Forgets all that is known, to learn it again by seeding: the directory's
@@ -123,9 +120,8 @@ class MediumFileTracker {
   void Forget();
 
   // Adds to `refs` the references of every registered SST, by SST number,
-  // when they are of the DB as it is now: seeded, and CURRENT in `db_dir`
-  // names the MANIFEST it named at seeding. False otherwise: read the SSTs
-  // themselves.
+  // when they are the DB's as it is now: seeded, and CURRENT in `db_dir` names
+  // the MANIFEST it named at seeding. Else false: read the SSTs themselves.
   bool KnownRefs(const std::string& db_dir,
                  std::map<uint64_t, MediumRefs>* refs) const;
 
@@ -166,32 +162,29 @@ class MediumFileTracker {
   // could not be read and is not being written.
   bool FinishSeedingLocked(SeedScan* scan, std::vector<DeadRuns>* dead);
   // Not seeded, and a seeding in progress is not to be trusted: what it read
-  // may no longer be the DB, or lacks what an event could not learn.
+  // may no longer be the DB, or lack what an event could not learn.
   void InvalidateSeedingLocked();
   void RegisterLocked(uint64_t sst_number, const MediumRefs& refs);
-  // Drops SST `sst_number`'s registration and returns its references (none
-  // when it was not registered); a medium file left without referencers
-  // leaves referencers_.
+  // Drops SST `sst_number`'s registration and returns its references (none if
+  // unregistered); medium files left without referencers leave referencers_.
   MediumRefs UnregisterLocked(uint64_t sst_number);
   std::vector<std::string> SstDirsLocked() const;
-  // The DB's file system once a builder or reader set it, else the default.
   std::shared_ptr<FileSystem> FileSystemLocked() const;
   void DeleteMediumFileLocked(uint64_t number);
   // Deletes "<number>.blob" when it is a hard link of medium file `number`
   // (same inode) that a backup left: killed mid-way, RocksDB 11.x does not
   // delete it, and it would keep the file's space and block its punching.
   void RemoveBackupLinkLocked(uint64_t number);
-  // Tells the SstFileManager, when there is one, that medium file `number`
-  // now occupies its allocated bytes on disk.
+  // Tells the SstFileManager, if any, medium file `number`'s allocated bytes.
   void AccountLocked(uint64_t number);
   // The runs of `medium_number` that some registered SST points into.
   MediumRuns LiveRunsLocked(uint64_t medium_number) const;
   // Punches `dead`, and runs deferred before, outside the lock: no new pointer
   // into them can appear. Runs of a file a reader of another DB session or
   // process holds wait for the next call: its older Version may point into
-  // them. Runs of a file with another hard link (a checkpoint, kept perhaps
-  // for days) are retried at most every shared_retry_interval_, as each try
-  // opens the file.
+  // them. Runs of a file with another hard link (a checkpoint, perhaps kept
+  // for days) are retried at most every shared_retry_interval_ (10 s unless a
+  // test sets it), as each try opens the file.
   void Punch(std::vector<DeadRuns> dead);
 
   // What CURRENT in `db_dir` says now; empty when it cannot be read.

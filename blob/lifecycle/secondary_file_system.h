@@ -7,13 +7,11 @@
 // A catch-up (TryCatchUpWithPrimary) loads the tables of each Version it
 // replays, and the primary may delete one in between. RocksDB's
 // ManifestTailer skips a point in time whose tables fail with Corruption
-// (VersionEditHandlerPointInTime::MaybeCreateVersionBeforeApplyEdit), but
-// keeps any other error for good (VersionEditHandlerBase::status_): the
-// secondary would stop following. Skipped, the catch-up keeps its previous
-// Version, and the next one moves on. Not during the open, which would be
-// left with no Version, while a failed open can be retried.
-//
-// HybridKV's own reads of medium files go to the file system underneath
+// (VersionEditHandlerPointInTime::MaybeCreateVersionBeforeApplyEdit), keeping
+// the previous Version for the next catch-up to move on from, but keeps any
+// other error for good (VersionEditHandlerBase::status_) and stops following.
+// Not during the open, which would be left with no Version; a failed open
+// can be retried. HybridKV's own medium-file reads go beneath it
 // (UnwrapSecondary).
 #pragma once
 

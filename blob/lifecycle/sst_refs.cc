@@ -6,6 +6,7 @@
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/table.h"
 #include "table/internal_iterator.h"
 #include "table/table_reader.h"

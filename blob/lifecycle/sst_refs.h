@@ -29,10 +29,9 @@ Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs);
 
-// The references of the SST at `sst_path`, whose properties are `props`:
-// from its refs property, or by ScanMediumRefs when it has none, or one this
-// build cannot decode (written by a newer HybridKV, or damaged). An error
-// means they are unknown, and nothing they might cover may be freed.
+// The references of the SST at `sst_path` (properties `props`): from its refs
+// property, else (none, or undecodable) by ScanMediumRefs. An error means they
+// are unknown: nothing they might cover may be freed.
 Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, const TableProperties& props,
                       MediumRefs* refs);

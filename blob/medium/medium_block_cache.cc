@@ -9,8 +9,8 @@ namespace hybridkv {
 
 namespace {
 
-// The cache key names the file (see the header), so a block holds only its
-// bytes; the item helper tells medium blocks from any other entry.
+// Only the bytes: the key names the file. The item helper tells medium blocks
+// from other entries.
 struct CachedMediumBlock {
   std::string data;  // kBlockSize bytes, fewer for a file's last block
 };

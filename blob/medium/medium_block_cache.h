@@ -16,21 +16,20 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// One medium file's blocks in RocksDB's block cache. Medium values are cached
-// as RocksDB caches data blocks, by aligned block of their file: a cold point
-// read costs one block read either way (direct I/O reads whole blocks,
-// buffered I/O a page), and the block brings the record's key-order
-// neighbours with it. A cached block holds bytes as read, holes included:
-// punched records are ones nothing reads.
+// One medium file's blocks in RocksDB's block cache, cached by aligned block
+// as RocksDB caches data blocks: a cold point read costs one block read either
+// way (direct I/O reads whole blocks, buffered I/O a page), and the block
+// brings the record's key-order neighbours along. Blocks hold bytes as read,
+// holes included: nothing reads punched records.
 //
-// Cache keys are RocksDB's OffsetableCacheKey of (DB id, DB session id, file
-// number with kMediumKeyBit set), offset by block index. Within one session a
-// file number names one file, and session ids are unique, so a key names one
-// file's bytes even where a number is reused after a failed flush and a
-// reopen. The bit keeps the keys apart from the SST of the same number and
-// from blob files (RocksDB's file numbers stay below 2^62). The session is the
-// reader's, as a pointer does not say which session wrote its file: a reopen
-// finds none of the blocks an earlier session cached.
+// Keys are RocksDB's OffsetableCacheKey of (DB id, DB session id, file number
+// | kMediumKeyBit), offset by block index. Session ids are unique and a file
+// number names one file within a session, so a key names one file's bytes
+// even where a number is reused after a failed flush and a reopen. The bit
+// keeps keys apart from the SST of the same number and from blob files
+// (RocksDB's file numbers stay below 2^62). The session is the reader's, as a
+// pointer does not say which session wrote its file: a reopen finds none of
+// an earlier session's blocks.
 class MediumBlockCache {
  public:
   static constexpr uint64_t kBlockSize = 4096;

@@ -9,8 +9,8 @@
 #include "file/writable_file_writer.h"
 #include "monitoring/thread_status_util.h"
 #include "options/cf_options.h"
-#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "plugin/hybridkv/blob/format/record_crc.h"
+#include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -20,8 +20,6 @@ namespace {
 
 IOStatus Corrupt(const std::string& path, uint64_t offset,
                  const std::string& what) {
-  // On a secondary instance, a record the primary freed (punched) after the
-  // secondary's last catch-up reads as zeros and fails here too.
   return IOStatus::Corruption("HybridKV: medium file " + path + " at offset " +
                               std::to_string(offset) + ": " + what +
                               " (on a secondary instance: the primary may "
@@ -146,9 +144,8 @@ IOStatus MediumFileWriter::Create(const std::shared_ptr<FileSystem>& fs,
 
 IOStatus MediumFileWriter::Add(const Slice& user_key, const Slice& value,
                                MediumRecordHandle* handle) {
-  // Records are framed in place in `buffer_`, which goes to the file in large
-  // appends: WritableFileWriter::Append costs too much per record. The key is
-  // elided (key_size 0): the crc covers it instead.
+  // Framed in place in `buffer_`, which goes to the file in large appends:
+  // WritableFileWriter::Append costs too much per record.
   const size_t start = buffer_.size();
   buffer_.append(4, '\0');  // crc, filled in below
   PutVarint32(&buffer_, 0);
@@ -278,9 +275,8 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
                    "file is " + std::to_string(size) +
                        " bytes, shorter than header and footer");
   }
-  // With the DB's rate limiter (file_options.rate_limiter, as RocksDB's own
-  // file options carry it), which charges reads whose ReadOptions or job ask
-  // for it, as it does for SST and blob reads.
+  // file_options.rate_limiter is the DB's: it charges reads whose ReadOptions
+  // or job ask for it, as for SST and blob reads.
   std::unique_ptr<FSRandomAccessFile> raw;
   s = fs->NewRandomAccessFile(path, file_options, &raw, nullptr);
   if (!s.ok()) {
@@ -292,12 +288,11 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
       /*file_read_hist=*/nullptr, file_options.rate_limiter);
   std::unique_ptr<MediumFileReader> r(
       new MediumFileReader(path, std::move(file)));
-  // Before the header and footer are read: a file punched by another process
-  // before the hold fails their checks or reads as the caller expects. Held
-  // whatever this reader's file system: the writer's may punch where this one
-  // does not (a secondary reads through SecondaryFileSystem, a wrapper, while
-  // its primary punches through RocksDB's POSIX one). Where the path names no
-  // local file, there is nothing to hold and nothing the writer can punch.
+  // Held before the header and footer are read, so a punch by another process
+  // before the hold fails their checks or is harmless; and whatever this
+  // reader's file system, as the writer's may punch where it does not (a
+  // secondary reads through SecondaryFileSystem; its primary punches through
+  // POSIX). A path naming no local file has nothing to hold or punch.
   r->hold_fd_ = HoldForReading(path);
   char header_buf[MediumFileHeader::kEncodedLength];
   char footer_buf[MediumFileFooter::kEncodedLength];

@@ -91,7 +91,6 @@ std::string MediumFileName(const std::string& dir, uint64_t number);
 // medium file's.
 uint64_t MediumNumberOf(const std::string& name);
 
-
 // Writes one medium file. Not thread-safe.
 class MediumFileWriter {
  public:
@@ -108,7 +107,6 @@ class MediumFileWriter {
   IOStatus Add(const Slice& user_key, const Slice& value,
                MediumRecordHandle* handle);
 
-  // How Finish makes the file durable.
   struct SyncOptions {
     bool use_fsync = true;  // fsync, else fdatasync (Options::use_fsync)
     // A flush passes false: RocksDB's flush job fsyncs the SST's directory,
@@ -146,10 +144,9 @@ class MediumFileWriter {
   bool finished_ = false;
 };
 
-// The io_activity of the operation the calling RocksDB thread runs, for I/O
-// HybridKV does outside a table builder or reader (listener callbacks,
-// wrappers): RocksDB attributes I/O statistics by it, and debug builds check
-// it.
+// The io_activity of the calling RocksDB thread's operation, for HybridKV's
+// I/O outside table builders and readers (listeners, wrappers): RocksDB
+// attributes I/O statistics by it, and debug builds check it.
 Env::IOActivity CurrentIOActivity();
 
 // Decodes `record` (exactly one), checks its crc and that it holds
@@ -169,8 +166,7 @@ class MediumFileReader {
   ~MediumFileReader();
 
   // Reads the record at `handle`, checks its crc and that it holds `user_key`,
-  // and sets `*value`. Any mismatch is a Corruption naming the file and
-  // offset.
+  // and sets `*value`. A mismatch is Corruption naming the file and offset.
   IOStatus Read(const IOOptions& io_options, const MediumRecordHandle& handle,
                 const Slice& user_key, std::string* value) const;
 
@@ -206,8 +202,7 @@ class MediumFileReader {
   uint64_t num_records_ = 0;
 };
 
-// How a DB comes to lack HybridKV's files, and what to do, for the errors
-// that find one missing.
+// For the errors that find a HybridKV file missing.
 const char* const kCopiedWithoutHybridKVFiles =
     "This DB was probably copied by a tool that does not know HybridKV's "
     "files (RocksDB's BackupEngine::CreateNewBackup, or Checkpoint on the DB* "
@@ -215,7 +210,6 @@ const char* const kCopiedWithoutHybridKVFiles =
     "with hybridkv::RestoreDBFromBackup, or copy it with Checkpoint on the "
     "handle of hybridkv::Open.";
 
-// What a secondary instance may read that its primary has since deleted.
 const char* const kSecondaryMayHaveMissedIt =
     "(On a secondary instance, the primary may have deleted it since the last "
     "TryCatchUpWithPrimary: catch up and retry.)";

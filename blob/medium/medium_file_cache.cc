@@ -11,9 +11,7 @@ Status MediumFileCache::Get(const std::shared_ptr<FileSystem>& fs,
                             const IOOptions& io, uint64_t number,
                             std::shared_ptr<MediumFileReader>* file) {
   Shard& shard = ShardOf(number);
-  // Opened under the shard's lock, so a file is never open twice: a second
-  // reader closed would drop this process's POSIX read lock on the file
-  // (HoldForReading), which the first still counts on.
+  // Opened under the shard's lock, so a file is never open twice (see alive).
   std::lock_guard<std::mutex> lock(shard.mu);
   auto it = shard.files.find(number);
   if (it != shard.files.end()) {

@@ -38,9 +38,9 @@ class MediumFileCache {
   // Forgets medium file `number` (deleted); readers in use stay valid.
   void Evict(uint64_t number);
   // Drops the cache's own references to every file: the DB was opened again,
-  // or the directory holds another DB. Readers still in use stay shared by
-  // number (`alive`), so that no file is open twice; so nothing may keep an
-  // old DB's readers past its replacement, or they would serve the new file.
+  // or the directory holds another DB. Readers in use stay shared by number
+  // (`alive`), so nothing may keep an old DB's readers past its replacement,
+  // or they would serve the new file.
   void Clear();
 
  private:
@@ -49,8 +49,8 @@ class MediumFileCache {
   static constexpr size_t kShards = 16;
   struct Shard {
     std::mutex mu;
-    // The cache's own references: until the last holder releases the file,
-    // or it is deleted.
+    // The cache's own references: until the last holder releases it, or it
+    // is deleted.
     std::map<uint64_t, std::shared_ptr<MediumFileReader>> files;
     // Every reader still alive, with or without the cache's reference: a
     // file is open once per process, since closing a second descriptor would

@@ -96,19 +96,17 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     // reading on, counts as forward.
     const bool forward = h.offset >= c->buffer_offset;
     const bool backward = !forward;
-    // Sequential in either direction, right next to the last chunk: grow the
-    // chunk.
+    // Sequential in either direction: grow the chunk.
     if (!c->data.empty() &&
         ((forward && h.offset <= buffer_end + h.size) ||
          (backward && h.offset + 2 * h.size >= c->buffer_offset))) {
       c->next_read_size = std::min(c->next_read_size * 2, max_readahead_);
     }
     // The cursors share the budget; a chunk is never below the first size.
-    // With a plan, every file it names counts from the start: a file read
-    // first must not take the share of those read after it. A quarter of the
-    // budget stays free: merges visit files round robin, and a least recently
-    // used eviction at the budget's edge would drop each buffer just before
-    // its next use.
+    // With a plan, every file it names counts from the start, so a file read
+    // first does not take later ones' share. A quarter of the budget stays
+    // free: merges visit files round robin, and LRU eviction at the budget's
+    // edge would drop each buffer just before its next use.
     const size_t files =
         std::max<size_t>({size_t{1}, cursors_.size(),
                           plan_ != nullptr ? plan_->FileCount() : 0});

@@ -8,17 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/blob/format/medium_pointer.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/options.h"
 #include "rocksdb/system_clock.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// What a medium read takes from the caller's ReadOptions: the read tier (a
-// kBlockCacheTier read must not do I/O), fill_cache, deadlines and I/O
-// priority.
+// What a medium read takes from the caller's ReadOptions: the read tier,
+// fill_cache, deadlines and I/O priority.
 class MediumReadOptions {
  public:
   MediumReadOptions() = default;
@@ -38,20 +37,17 @@ class MediumReadOptions {
   ReadOptions io_fields_;
 };
 
-// Reads pointed-to records when pointers arrive in key order: in a
-// merge-level compaction and in scans. A medium file holds its records in key
-// order, so within one file the requested offsets move one way: each file is
-// read in chunks, each region once. A file's chunk starts at
-// `initial_readahead` and doubles, up to `max_readahead`, while reads stay
-// sequential, so a short scan or an output SST that needs a slice of a file
-// does not pay for a whole megabyte. Backward scans read chunks that end at
-// the requested record.
+// Reads pointed-to records when pointers arrive in key order: in merge-level
+// compactions and scans. A medium file holds its records in key order, so
+// within one file the offsets move one way, and each file is read in chunks,
+// each region once. A chunk starts at `initial_readahead` and doubles, up to
+// `max_readahead`, while reads stay sequential, so a short scan does not pay
+// for a whole megabyte. Backward scans read chunks that end at the record.
 //
-// A merge-level compaction of a randomly loaded DB draws from every medium
-// file at once, a few records from each in turn. So a cursor stays open per
-// file (up to kMaxOpenCursors, set high: cursors that evict each other's
-// chunks read them again), and `buffer_budget` bounds their buffers together.
-// Not thread-safe.
+// A merge-level compaction of a randomly loaded DB draws a few records at a
+// time from every medium file in turn. So a cursor stays open per file (up to
+// kMaxOpenCursors, set high: cursors that evict each other's chunks read them
+// again), and `buffer_budget` bounds their buffers together. Not thread-safe.
 class MediumReadahead {
  public:
   // Supplies open medium files by number.
@@ -59,9 +55,9 @@ class MediumReadahead {
       std::function<Status(const IOOptions& io, uint64_t number,
                            std::shared_ptr<MediumFileReader>* file)>;
 
-  // What the reads will want, when known in advance (a compaction knows the
-  // runs its inputs point to): a chunk that starts in a known run reads to
-  // its end at once, within the budget's share for each file.
+  // What the reads will want, when known (a compaction knows the runs its
+  // inputs point to): a chunk that starts in a known run reads to its end at
+  // once, within each file's share of the budget.
   class Plan {
    public:
     virtual ~Plan() = default;
