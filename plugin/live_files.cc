@@ -94,17 +94,13 @@ std::string DefaultHome(DB* db) {
   return paths.empty() ? db->GetName() : paths.front().path;
 }
 
-std::string HomeOf(const std::string& sst_dir) {
-  return DbStateFor(sst_dir)->home();
-}
-
 Status FindHybridKVFiles(DB* db,
                          const std::vector<LiveFileStorageInfo>& rocksdb_files,
                          std::vector<HybridKVFiles>* found) {
   std::map<std::string, std::vector<uint64_t>> ssts_by_home;
   for (const LiveFileStorageInfo& f : rocksdb_files) {
     if (f.file_type == kTableFile) {
-      ssts_by_home[HomeOf(f.directory)].push_back(f.file_number);
+      ssts_by_home[DbStateFor(f.directory)->home()].push_back(f.file_number);
     }
   }
   if (ssts_by_home.empty()) ssts_by_home[DefaultHome(db)];
@@ -126,7 +122,7 @@ Status ReadLiveSstRefs(DB* db, std::vector<std::string>* homes,
   homes->clear();
   std::map<uint64_t, MediumRefs> known;
   for (const LiveFileMetaData& f : files) {
-    const std::string home = HomeOf(f.directory);
+    const std::string home = DbStateFor(f.directory)->home();
     if (std::find(homes->begin(), homes->end(), home) == homes->end()) {
       homes->push_back(home);
       DbStateFor(home)->tracker().KnownRefs(db->GetName(), &known);

@@ -52,8 +52,6 @@ Status ReadLiveSstRefs(DB* db, std::vector<std::string>* homes,
                        bool read_unknown = false);
 
 std::string DefaultHome(DB* db);
-// The home of the column family whose SSTs live in `sst_dir`.
-std::string HomeOf(const std::string& sst_dir);
 
 // RocksDB's list entry for medium file `number` of `dir`, named
 // `relative_filename`, as kBlobFile (an immutable data file to copy tools).

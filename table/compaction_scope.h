@@ -42,7 +42,6 @@ class CompactionScope : public MediumReadahead::Plan {
     }
     return handoff_ == Handoff::kValues;
   }
-  bool HandsOffPointers() const { return handoff_ == Handoff::kPointers; }
 
   // The compaction's merge reader, created by `make` on first use.
   std::shared_ptr<MediumReadahead> MergeReader(

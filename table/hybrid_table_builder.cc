@@ -20,33 +20,6 @@
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-namespace {
-
-uint64_t FileNumberOf(const TableBuilderOptions& tbo, const std::string& path) {
-  if (tbo.cur_file_num != 0) {
-    return tbo.cur_file_num;
-  }
-  // "<dir>/000123.sst"
-  const size_t slash = path.rfind('/');
-  return std::strtoull(
-      path.c_str() + (slash == std::string::npos ? 0 : slash + 1), nullptr, 10);
-}
-
-int MergeLevelOf(int merge_level, const TableBuilderOptions& tbo,
-                 int base_level, DbCounters* counters) {
-  // With dynamic level sizing (RocksDB 9's default) the last level is
-  // num_levels - 1 once anything has left L0; otherwise the deepest seen so
-  // far. The base level means something only under leveled compaction.
-  const ImmutableOptions& io = tbo.ioptions;
-  const bool leveled = io.compaction_style == kCompactionStyleLevel;
-  return ResolveMergeLevel(merge_level,
-                           leveled && io.level_compaction_dynamic_level_bytes
-                               ? io.num_levels - 1
-                               : counters->DeepestLevel(tbo.column_family_id),
-                           leveled ? base_level : 0);
-}
-
-}  // namespace
 
 HybridTableBuilder::HybridTableBuilder(
     const HybridTableOptions& options,
@@ -56,7 +29,8 @@ HybridTableBuilder::HybridTableBuilder(
       // Flushes write SSTs, and so medium files, in the first path.
       home_(tbo.ioptions.cf_paths.empty() ? DirName(file->file_name())
                                           : tbo.ioptions.cf_paths.front().path),
-      file_number_(FileNumberOf(tbo, file->file_name())),
+      file_number_(tbo.cur_file_num != 0 ? tbo.cur_file_num
+                                         : SstNumberOf(file->file_name())),
       timestamp_size_(
           tbo.internal_comparator.user_comparator()->timestamp_size()),
       fs_(tbo.ioptions.fs),
@@ -164,8 +138,17 @@ HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(
 int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
   const uint32_t cf = tbo.column_family_id;
   const int base_level = state_->counters.BaseLevel(cf);
-  const int level =
-      MergeLevelOf(options_.merge_level, tbo, base_level, &state_->counters);
+  // With dynamic level sizing (RocksDB 9's default) the last level is
+  // num_levels - 1 once anything has left L0; otherwise the deepest seen so
+  // far. The base level means something only under leveled compaction.
+  const ImmutableOptions& io = tbo.ioptions;
+  const bool leveled = io.compaction_style == kCompactionStyleLevel;
+  const int level = ResolveMergeLevel(
+      options_.merge_level,
+      leveled && io.level_compaction_dynamic_level_bytes
+          ? io.num_levels - 1
+          : state_->counters.DeepestLevel(cf),
+      leveled ? base_level : 0);
   // The merge level may move (auto, or negative without dynamic level
   // sizing): trivial moves are vetoed from where it is now.
   const SstPartitionerFactory* factory =
@@ -332,21 +315,14 @@ HybridTableBuilder::~HybridTableBuilder() {
 }
 
 Status HybridTableBuilder::Finish() {
+  // The medium file is durable before the SST exists, so before it goes live.
+  if (status_.ok() && medium_ != nullptr) {
+    status_ = medium_io_status_ = medium_->Finish(medium_sync_);
+  }
   if (!status_.ok()) {
     // RocksDB may call Finish without checking status(): close both files.
     Abandon();
     return status_;
-  }
-  // The medium file is durable before the SST exists, so before it goes live.
-  if (medium_ != nullptr) {
-    medium_io_status_ = medium_->Finish(medium_sync_);
-    status_ = medium_io_status_;
-    if (!status_.ok()) {
-      closed_ = true;
-      inner_->Abandon();
-      medium_->Abandon();
-      return status_;
-    }
   }
   closed_ = true;
   Status s = inner_->Finish();

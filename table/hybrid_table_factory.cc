@@ -116,34 +116,6 @@ std::unordered_map<std::string, OptionTypeInfo> hybrid_table_type_info = {
       OptionTypeFlags::kDontSerialize | OptionTypeFlags::kCompareNever}},
 };
 
-}  // namespace
-
-Status ParseMergeLevel(const std::string& value, int* merge_level) {
-  if (value == "auto") {
-    *merge_level = kAutoMergeLevel;
-    return Status::OK();
-  }
-  errno = 0;
-  char* end = nullptr;
-  const long level = std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno != 0 ||
-      level < std::numeric_limits<int>::min() + 1 ||
-      level > std::numeric_limits<int>::max()) {
-    return Status::InvalidArgument(
-        "HybridTable: merge_level=" + value +
-        " is not a level. Set auto, a level (0 is L0), or a negative number "
-        "counted from the deepest level (-1 is the deepest).");
-  }
-  *merge_level = static_cast<int>(level);
-  return Status::OK();
-}
-
-std::string MergeLevelToString(int merge_level) {
-  return merge_level == kAutoMergeLevel ? "auto" : std::to_string(merge_level);
-}
-
-namespace {
-
 // min_blob_size above the medium band and every compaction pointer.
 Status ValidateLargeThreshold(const HybridTableOptions& o,
                               const ColumnFamilyOptions& cf_opts) {
@@ -323,24 +295,6 @@ Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
   return Status::OK();
 }
 
-}  // namespace
-
-ValueClass HybridTableOptions::Classify(size_t key_size,
-                                        size_t value_size) const {
-  if (classify_by == ClassifyBy::kSize) {
-    if (value_size < medium_min_value_size) return ValueClass::kSmall;
-    return value_size <= medium_max_value_size ? ValueClass::kMedium
-                                               : ValueClass::kLarge;
-  }
-  const double ratio =
-      static_cast<double>(key_size) /
-      static_cast<double>(key_size + value_size + (key_size + value_size == 0));
-  if (ratio > small_medium_ratio) return ValueClass::kSmall;
-  return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
-}
-
-namespace {
-
 // The BlockBasedTable options of `inner`; null for another table format.
 const BlockBasedTableOptions* BlockBasedOptionsOf(const TableFactory& inner) {
   return inner.IsInstanceOf(TableFactory::kBlockBasedTableName()) &&
@@ -362,6 +316,44 @@ BlockBasedTableOptions InitialOptions(const std::shared_ptr<TableFactory>& t) {
 }
 
 }  // namespace
+
+Status ParseMergeLevel(const std::string& value, int* merge_level) {
+  if (value == "auto") {
+    *merge_level = kAutoMergeLevel;
+    return Status::OK();
+  }
+  errno = 0;
+  char* end = nullptr;
+  const long level = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 ||
+      level < std::numeric_limits<int>::min() + 1 ||
+      level > std::numeric_limits<int>::max()) {
+    return Status::InvalidArgument(
+        "HybridTable: merge_level=" + value +
+        " is not a level. Set auto, a level (0 is L0), or a negative number "
+        "counted from the deepest level (-1 is the deepest).");
+  }
+  *merge_level = static_cast<int>(level);
+  return Status::OK();
+}
+
+std::string MergeLevelToString(int merge_level) {
+  return merge_level == kAutoMergeLevel ? "auto" : std::to_string(merge_level);
+}
+
+ValueClass HybridTableOptions::Classify(size_t key_size,
+                                        size_t value_size) const {
+  if (classify_by == ClassifyBy::kSize) {
+    if (value_size < medium_min_value_size) return ValueClass::kSmall;
+    return value_size <= medium_max_value_size ? ValueClass::kMedium
+                                               : ValueClass::kLarge;
+  }
+  const double ratio =
+      static_cast<double>(key_size) /
+      static_cast<double>(key_size + value_size + (key_size + value_size == 0));
+  if (ratio > small_medium_ratio) return ValueClass::kSmall;
+  return ratio > medium_large_ratio ? ValueClass::kMedium : ValueClass::kLarge;
+}
 
 // The base sets up cache reservations from the options it is built with.
 HybridTableFactory::HybridTableFactory(HybridTableOptions options)
@@ -442,22 +434,6 @@ Status HybridTableFactory::ValidateOptions(
   return s;
 }
 
-namespace {
-
-// An SST written without HybridKV names no references; its entries tell
-// whether it holds pointers anyway (from a DB that was HybridKV's).
-bool HoldsNoPointers(const std::shared_ptr<FileSystem>& fs,
-                     const std::string& sst_path,
-                     const HybridTableReader& reader) {
-  if (reader.medium_refs_known()) {
-    return false;  // it names its references, and has some
-  }
-  MediumRefs refs;
-  return ScanMediumRefs(fs, sst_path, &refs).ok() && refs.empty();
-}
-
-}  // namespace
-
 Status HybridTableFactory::NewTableReader(
     const ReadOptions& ro, const TableReaderOptions& table_reader_options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
@@ -498,7 +474,7 @@ Status HybridTableFactory::NewTableReader(
   context.session_id = table_reader_options.cur_db_session_id;
   context.clock = io.clock;
   context.block_cache = GetOptions<BlockBasedTableOptions>()->block_cache;
-  state->tracker().SetFileSystemIfUnset(fs, io.sst_file_manager);
+  state->tracker().SetFileSystem(fs, io.sst_file_manager, /*replace=*/false);
   if (auto props = inner_reader->GetTableProperties()) {
     context.db_id = props->db_id;
     context.column_family_id = props->column_family_id;
@@ -514,8 +490,13 @@ Status HybridTableFactory::NewTableReader(
                                                     std::move(context));
   // A table with pointers opened outside the column family's paths is being
   // imported (CreateColumnFamilyWithImport) or ingested.
+  // An SST written without HybridKV names no references; its entries tell
+  // whether it holds pointers anyway (from a DB that was HybridKV's).
+  MediumRefs scanned;
   if (reader->has_medium_refs() && !io.cf_paths.empty() &&
-      !IsOneOfPaths(dir, io.cf_paths) && !HoldsNoPointers(fs, sst_path, *reader)) {
+      !IsOneOfPaths(dir, io.cf_paths) &&
+      (reader->medium_refs_known() ||
+       !ScanMediumRefs(fs, sst_path, &scanned).ok() || !scanned.empty())) {
     return Status::NotSupported(
         "HybridKV: " + sst_path +
         " holds medium pointers and is outside the column family's paths "

@@ -112,21 +112,49 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
   if (!s.ok() || probe.outcome == ProbeResult::kAnswered) {
     return s;
   }
-  return FinishLookup(read_options, MediumReadOptions(read_options), key,
-                      get_context, prefix_extractor, skip_filters, &probe);
+  if (probe.outcome == ProbeResult::kPointer) {
+    // Skip the read if the caller would not take the value: its read
+    // callback hides the entry, or a range tombstone covers it.
+    const SequenceNumber* tombstone = get_context->max_covering_tombstone_seq();
+    if (!get_context->CheckCallback(probe.seq)) {
+      probe.outcome = ProbeResult::kIterator;
+    } else if (tombstone != nullptr && *tombstone > probe.seq) {
+      return Save(key, probe.seq, kTypeDeletion, Slice(), get_context, &probe);
+    }
+  }
+  if (probe.outcome == ProbeResult::kPointer) {
+    const MediumReadOptions medium_options(read_options);
+    std::string value;
+    s = values_.ResolvePointer(medium_options, probe.pointer,
+                               ExtractUserKey(key), &value);
+    if (!s.ok()) {
+      if (medium_options.block_cache_only() && s.IsIncomplete()) {
+        get_context->MarkKeyMayExist();
+      }
+      return s;
+    }
+    probe.outcome = ProbeResult::kAnswered;
+    s = Save(key, probe.seq, kTypeValue, value, get_context, &probe);
+    if (!s.ok()) {
+      return s;
+    }
+  }
+  if (probe.outcome == ProbeResult::kIterator) {
+    return GetByIterator(read_options, key, get_context, prefix_extractor,
+                         skip_filters);
+  }
+  return Status::OK();
 }
 
 void HybridTableReader::MultiGet(const ReadOptions& read_options,
                                  const MultiGetContext::Range* mget_range,
                                  const SliceTransform* prefix_extractor,
                                  bool skip_filters) {
-  if (!values_.has_medium_refs()) {
+  if (values_.has_medium_refs()) {  // key by key, through Get
+    TableReader::MultiGet(read_options, mget_range, prefix_extractor,
+                          skip_filters);
+  } else {
     inner_->MultiGet(read_options, mget_range, prefix_extractor, skip_filters);
-    return;
-  }
-  for (auto iter = mget_range->begin(); iter != mget_range->end(); ++iter) {
-    *iter->s = Get(read_options, iter->ikey, iter->get_context,
-                   prefix_extractor, skip_filters);
   }
 }
 
@@ -162,14 +190,11 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   // Version::Get reports block cache stats from the caller's GetContext.
   AddGetContextStats(probe.get_context_stats_,
                      &get_context->get_context_stats_);
-  if (s.subcode() == Status::SubCode::kMergeOperatorFailed) {
-    // Stopped at a merge operand (RocksDB 11; 9.x leaves it in the state).
-    result->outcome = ProbeResult::kIterator;
-    return Status::OK();
-  }
-  if (s.IsCorruption()) {
-    // The probe lacks a blob fetcher, so it fails entities with blob columns
-    // (RocksDB 11); the iterator path resolves them, or fails if corrupt.
+  // Stopped at a merge operand (RocksDB 11; 9.x leaves it in the state), or
+  // failed an entity with blob columns for want of a blob fetcher (RocksDB
+  // 11): the iterator path resolves them, or fails if corrupt.
+  if (s.subcode() == Status::SubCode::kMergeOperatorFailed ||
+      s.IsCorruption()) {
     result->outcome = ProbeResult::kIterator;
     return Status::OK();
   }
@@ -211,45 +236,6 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
     return Status::OK();
   }
   return Save(key, found_seq, kTypeBlobIndex, value, get_context, result);
-}
-
-Status HybridTableReader::FinishLookup(const ReadOptions& read_options,
-                                       const MediumReadOptions& medium_options,
-                                       const Slice& key,
-                                       GetContext* get_context,
-                                       const SliceTransform* prefix_extractor,
-                                       bool skip_filters, ProbeResult* probe) {
-  if (probe->outcome == ProbeResult::kPointer) {
-    // Skip the read if the caller would not take the value: its read
-    // callback hides the entry, or a range tombstone covers it.
-    const SequenceNumber* tombstone = get_context->max_covering_tombstone_seq();
-    if (!get_context->CheckCallback(probe->seq)) {
-      probe->outcome = ProbeResult::kIterator;
-    } else if (tombstone != nullptr && *tombstone > probe->seq) {
-      return Save(key, probe->seq, kTypeDeletion, Slice(), get_context, probe);
-    }
-  }
-  if (probe->outcome == ProbeResult::kPointer) {
-    std::string value;
-    Status s = values_.ResolvePointer(medium_options, probe->pointer,
-                                      ExtractUserKey(key), &value);
-    if (!s.ok()) {
-      if (medium_options.block_cache_only() && s.IsIncomplete()) {
-        get_context->MarkKeyMayExist();
-      }
-      return s;
-    }
-    probe->outcome = ProbeResult::kAnswered;
-    s = Save(key, probe->seq, kTypeValue, value, get_context, probe);
-    if (!s.ok()) {
-      return s;
-    }
-  }
-  if (probe->outcome == ProbeResult::kIterator) {
-    return GetByIterator(read_options, key, get_context, prefix_extractor,
-                         skip_filters);
-  }
-  return Status::OK();
 }
 
 Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,

@@ -126,13 +126,6 @@ class HybridTableReader : public TableReader {
   Status Probe(const ReadOptions& read_options, const Slice& key,
                GetContext* get_context, const SliceTransform* prefix_extractor,
                bool skip_filters, ProbeResult* result);
-  // Completes a lookup: resolves and hands over a kPointer probe's value, and
-  // replays kIterator keys through GetByIterator.
-  Status FinishLookup(const ReadOptions& read_options,
-                      const MediumReadOptions& medium_options, const Slice& key,
-                      GetContext* get_context,
-                      const SliceTransform* prefix_extractor, bool skip_filters,
-                      ProbeResult* probe);
   // Hands `get_context` the entry (key's user key, seq, type) with `value`;
   // kIterator in `*result` when it wants older entries too.
   Status Save(const Slice& key, SequenceNumber seq, ValueType type,

@@ -73,16 +73,6 @@ void ScanPrefetcher::Seek(const Slice* internal_target) {
   last_used_ = SIZE_MAX;
 }
 
-void ScanPrefetcher::OpenLookahead() {
-  if (lookahead_ == nullptr) {
-    // It sees every entry, as the scan's own iterator does.
-    lookahead_.reset(inner_->NewIterator(
-        read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
-        TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
-        /*allow_unprepared_value=*/false));
-  }
-}
-
 void ScanPrefetcher::CountUse() {
   const std::vector<size_t>& at = window_state_.collected_at;
   if (in_step_ && consumed_ != last_used_ &&
@@ -112,16 +102,18 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
     return;
   }
   if (reseek) {
-    OpenLookahead();
+    if (lookahead_ == nullptr) {
+      // It sees every entry, as the scan's own iterator does.
+      lookahead_.reset(inner_->NewIterator(
+          read_options_, prefix_extractor_, /*arena=*/nullptr, skip_filters_,
+          TableReaderCaller::kUserIterator, /*compaction_readahead_size=*/0,
+          /*allow_unprepared_value=*/false));
+    }
     lookahead_->Seek(internal_key);
     collected_end_ = consumed_;
     in_step_ = true;
     exhausted_ = false;
   }
-  ReadWindow();
-}
-
-void ScanPrefetcher::ReadWindow() {
   IOOptions io;
   if (!medium_read_options_.PrepareIO(table_->context().clock, &io).ok()) {
     // Past the deadline: each value's own read says so.
@@ -160,7 +152,6 @@ void ScanPrefetcher::Collect() {
     }
   }
   values_collected_ += w.medium.size();
-  w.begin = collected_end_;
   w.end = collected_end_ + n;
   collected_end_ = w.end;
   if (n < window_) {

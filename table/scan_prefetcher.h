@@ -40,11 +40,9 @@ namespace hybridkv {
 // moving average in 1/16 entries, lock-free: a lost update only blurs it.
 class ScanLengthHint {
  public:
-  size_t Entries() const {
-    return sixteenths_.load(std::memory_order_relaxed) / 16;
-  }
   size_t FirstWindow(size_t min, size_t cap) const {
-    return std::min(cap, std::max(min, Entries()));
+    const size_t entries = sixteenths_.load(std::memory_order_relaxed) / 16;
+    return std::min(cap, std::max(min, entries));
   }
   void Record(size_t entries) {
     const uint32_t old = sixteenths_.load(std::memory_order_relaxed);
@@ -84,16 +82,13 @@ class ScanPrefetcher {
  private:
   // One window's medium values; the vectors are reused across windows.
   struct Window {
-    size_t begin = 0;  // the entries of the window, counted from the seek
-    size_t end = 0;
+    size_t end = 0;  // the entry after the window, counted from the seek
     std::vector<MediumPointer> medium;
     std::vector<size_t> collected_at;  // the entries of `medium`, in order
   };
 
-  void OpenLookahead();
-  // Step reads the window at the scan; ReadWindow, the one at the lookahead.
+  // Reads the window at the scan.
   void Step(const Slice& internal_key);
-  void ReadWindow();
   // Moves the lookahead over a window, collecting into window_state_.
   void Collect();
   bool BeyondEnd(const Slice& user_key) const;

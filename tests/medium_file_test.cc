@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium value file format (blob/medium/medium_file.h), on a real file
-// system.
+// The medium file's writer and reader (blob/medium/medium_file.h), on a real
+// file system.
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 
 #include <gtest/gtest.h>
@@ -173,17 +173,6 @@ TEST_F(MediumFileTest, AbandonDeletesTheFile) {
   ASSERT_OK(w->Add("k", "v", &h));
   w->Abandon();
   EXPECT_TRUE(fs_->FileExists(path, IOOptions(), nullptr).IsNotFound());
-}
-
-// A medium file's name is its number and the suffix, nothing else.
-TEST(MediumFileNameTest, NumberOnlyFromDigitsUpToTheSuffix) {
-  EXPECT_EQ(MediumNumberOf("123.medium"), 123u);
-  EXPECT_EQ(MediumNumberOf(MediumFileName("/d", 42).substr(3)), 42u);
-  for (const char* not_ours :
-       {"7-notes.medium", ".medium", "x.medium", "12.medium.bak", "12.sst",
-        "-3.medium", " 3.medium", "99999999999999999999.medium"}) {
-    EXPECT_EQ(MediumNumberOf(not_ours), 0u) << not_ours;
-  }
 }
 
 }  // namespace

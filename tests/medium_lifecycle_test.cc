@@ -477,10 +477,10 @@ TEST(MediumFileTrackerTest, ReadersDoNotReplaceTheBuildersFileSystem) {
   std::shared_ptr<FileSystem> builders = std::make_shared<NamedFs>();
   std::shared_ptr<FileSystem> readers = std::make_shared<NamedFs>();
   MediumFileTracker tracker(dir.path(), &open_files);
-  tracker.SetFileSystemIfUnset(readers, nullptr);
+  tracker.SetFileSystem(readers, nullptr, /*replace=*/false);
   EXPECT_EQ(tracker.file_system(), readers);
   tracker.SetFileSystem(builders, nullptr);
-  tracker.SetFileSystemIfUnset(readers, nullptr);
+  tracker.SetFileSystem(readers, nullptr, /*replace=*/false);
   EXPECT_EQ(tracker.file_system(), builders);
 }
 

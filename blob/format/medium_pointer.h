@@ -1,9 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // blob/format/: HybridKV's encodings, without I/O: the pointer an SST holds in
-// a medium value's place (this header) and its MAC (siphash.h), the records'
-// crc (record_crc.h), the references an SST records in its properties
-// (medium_refs.h) and their byte runs (medium_runs.h).
+// a medium value's place (this header) and its MAC (siphash.h), the medium
+// file and its records (medium_file_format.h) with their crc (record_crc.h),
+// the references an SST records in its properties (medium_refs.h) and their
+// byte runs (medium_runs.h).
 //
 // May depend on: RocksDB headers only.
 //
@@ -18,7 +19,7 @@
 //   carry value type kTypeBlobIndex, and a DB opened without HybridKV fails
 //   loudly instead of returning a pointer as a value.
 // - file_number, offset, size locate one record of `<file_number>.medium`
-//   (medium_file.h).
+//   (medium_file_format.h).
 // - mac is SipHash-2-4, keyed by the DB's 128-bit secret, over the bytes
 //   before it followed by the entry's user key. A value is a pointer iff it
 //   decodes completely, its tag matches and its MAC verifies: a client cannot
@@ -27,7 +28,7 @@
 //   bottommost compactions zero it.
 //
 // There is no separate value checksum: the record's own crc32c, which covers
-// the user key (medium_file.h) and is checked on every resolve, already
+// the user key (medium_file_format.h) and is checked on every resolve, already
 // catches a damaged or misdirected record.
 #pragma once
 

@@ -69,21 +69,9 @@ uint64_t SstNumberOf(const std::string& path) {
 
 void MediumFileTracker::SetFileSystem(
     const std::shared_ptr<FileSystem>& fs,
-    const std::shared_ptr<SstFileManager>& sst_file_manager) {
+    const std::shared_ptr<SstFileManager>& sst_file_manager, bool replace) {
   std::lock_guard<std::mutex> lock(mu_);
-  SetFileSystemLocked(fs, sst_file_manager);
-}
-
-void MediumFileTracker::SetFileSystemIfUnset(
-    const std::shared_ptr<FileSystem>& fs,
-    const std::shared_ptr<SstFileManager>& sst_file_manager) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (fs_ == nullptr) SetFileSystemLocked(fs, sst_file_manager);
-}
-
-void MediumFileTracker::SetFileSystemLocked(
-    const std::shared_ptr<FileSystem>& fs,
-    const std::shared_ptr<SstFileManager>& sst_file_manager) {
+  if (!replace && fs_ != nullptr) return;
   fs_ = fs;
   sst_file_manager_ = sst_file_manager;
   can_punch_ = fs != nullptr && CanPunchHoles(*fs);

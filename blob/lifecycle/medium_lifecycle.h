@@ -57,11 +57,10 @@ class MediumFileTracker {
   // until then the first table reader's, else the defaults. Readers never
   // replace them, or a secondary, read-only instance or SstFileReader would
   // route the primary's deletions through its own.
+  // Without `replace`, only when none is set yet (readers).
   void SetFileSystem(const std::shared_ptr<FileSystem>& fs,
-                     const std::shared_ptr<SstFileManager>& sst_file_manager);
-  void SetFileSystemIfUnset(
-      const std::shared_ptr<FileSystem>& fs,
-      const std::shared_ptr<SstFileManager>& sst_file_manager);
+                     const std::shared_ptr<SstFileManager>& sst_file_manager,
+                     bool replace = true);
   std::shared_ptr<FileSystem> file_system() const;
 
   // SSTs may also live in `dir` (a later entry of cf_paths or db_paths).
@@ -134,9 +133,6 @@ class MediumFileTracker {
   Punches GetPunches() const;
 
  private:
-  void SetFileSystemLocked(
-      const std::shared_ptr<FileSystem>& fs,
-      const std::shared_ptr<SstFileManager>& sst_file_manager);
 
   // Byte runs of one medium file that nothing points into any more.
   struct DeadRuns {

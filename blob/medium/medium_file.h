@@ -6,33 +6,8 @@
 // per DB (medium_file_cache.h).
 //
 // May depend on: blob/format/, blob/io/ and RocksDB (public and internal
-// headers). Who keeps which file alive is blob/lifecycle/'s business.
-//
-// Medium value file format, version 2. One file, `<number>.medium`, holds the
-// medium values of one flush output, in the SST's key order; it is written
-// once and deleted when no SST points into it any more. Meanwhile record runs
-// that no SST points into may be punched out (docs/medium_space.md): they read
-// back as zeros, and nothing reads them.
-//
-// clang-format off
-//   file    := header record* footer
-//   header  := magic:fixed64 version:fixed32 header_crc:fixed32        (16 bytes)
-//   record  := record_crc:fixed32 key_size:varint32 value_size:varint32 key value
-//              (key_size is 0 and key empty from version 2 on: see below)
-//   footer  := record_count:fixed64 data_end:fixed64 footer_crc:fixed32
-//              version:fixed32 magic:fixed64                           (32 bytes)
-// clang-format on
-//
-// All fixed-width integers are little-endian. Every crc is a masked crc32c
-// (util/crc32c.h): header_crc covers magic and version; footer_crc covers
-// record_count and data_end. `data_end` is the offset of the footer.
-//
-// A record's key is elided: version 2 writes key_size 0 and no key, and
-// record_crc covers the rest of the record followed by the user key. A read
-// through a pointer knows the key, so the crc checks at once that the record
-// is intact and that it is the one the pointer was sent to. Version 1 stored
-// the key (key_size > 0, record_crc over the rest of the record) and is still
-// read: the same rule decodes both, since for an empty key the two crcs agree.
+// headers). Who keeps which file alive is blob/lifecycle/'s business. The
+// file's format is blob/format/medium_file_format.h's.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/hybridkv/blob/format/medium_file_format.h"
 #include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "plugin/hybridkv/blob/io/read_batch.h"
 #include "rocksdb/file_system.h"
@@ -55,41 +31,8 @@ class WritableFileWriter;
 
 namespace hybridkv {
 
-constexpr uint64_t kMediumFileMagic =
-    0x3164656d766b6268ull;                     // "hbkvmed1", little-endian
-constexpr uint32_t kMediumFileVersion = 2;     // written
-constexpr uint32_t kMinMediumFileVersion = 1;  // oldest read
-const char* const kMediumFileSuffix = ".medium";
-
-struct MediumFileHeader {
-  static constexpr size_t kEncodedLength = 16;
-  uint32_t version = kMediumFileVersion;
-
-  void EncodeTo(char* dst) const;  // kEncodedLength bytes
-  // Corruption for a wrong magic or crc; NotSupported for a version this
-  // HybridKV does not read.
-  Status DecodeFrom(const Slice& input);
-};
-
-struct MediumFileFooter {
-  static constexpr size_t kEncodedLength = 32;
-  uint64_t record_count = 0;
-  uint64_t data_end = 0;  // the footer's offset
-
-  void EncodeTo(char* dst) const;  // kEncodedLength bytes
-  // Corruption for a wrong magic or crc.
-  Status DecodeFrom(const Slice& input);
-};
-
 // The directory part of `path` ("." when it has none).
 std::string DirName(const std::string& path);
-
-// `<dir>/<number>.medium`
-std::string MediumFileName(const std::string& dir, uint64_t number);
-
-// The number of file name `name` ("<number>.medium"); 0 when it is not a
-// medium file's.
-uint64_t MediumNumberOf(const std::string& name);
 
 // Writes one medium file. Not thread-safe.
 class MediumFileWriter {
@@ -148,11 +91,6 @@ class MediumFileWriter {
 // I/O outside table builders and readers (listeners, wrappers): RocksDB
 // attributes I/O statistics by it, and debug builds check it.
 Env::IOActivity CurrentIOActivity();
-
-// Decodes `record` (exactly one), checks its crc and that it holds
-// `user_key`. On success `*value` points into `record`.
-Status DecodeMediumRecord(const Slice& record, const Slice& user_key,
-                          Slice* value);
 
 // Reads one medium file by record handle. Thread-safe.
 class MediumFileReader {
