@@ -12,10 +12,8 @@
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
-#include "plugin/hybridkv/plugin/hybrid_db.h"
 #include "plugin/hybridkv/plugin/live_files.h"
 #include "rocksdb/file_system.h"
-#include "rocksdb/metadata.h"
 #include "rocksdb/utilities/checkpoint.h"
 
 namespace ROCKSDB_NAMESPACE {

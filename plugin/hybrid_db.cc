@@ -6,7 +6,6 @@
 
 #include "env/composite_env_wrapper.h"
 #include "plugin/hybridkv/blob/io/rocksdb_compat.h"
-#include "plugin/hybridkv/blob/lifecycle/db_state.h"
 #include "plugin/hybridkv/blob/lifecycle/follower_file_system.h"
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
 #include "plugin/hybridkv/blob/lifecycle/secondary_file_system.h"

@@ -6,7 +6,6 @@
 #include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/table/compaction_pointer.h"
 #include "plugin/hybridkv/table/compaction_scope.h"
-#include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {

@@ -1,8 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/table/hybrid_table_builder.h"
 
-#include <algorithm>
-
 #include "db/dbformat.h"
 #include "logging/logging.h"
 #include "options/cf_options.h"
@@ -14,9 +12,7 @@
 #include "plugin/hybridkv/table/compaction_scope.h"
 #include "plugin/hybridkv/table/hybridkv_partitioner.h"
 #include "plugin/hybridkv/table/medium_values.h"
-#include "rocksdb/table.h"
 #include "table/block_based/block_based_table_factory.h"
-#include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {

@@ -6,8 +6,6 @@
 #include "db/dbformat.h"
 #include "db/merge_context.h"
 #include "memory/arena.h"
-#include "plugin/hybridkv/blob/format/medium_refs.h"
-#include "plugin/hybridkv/blob/lifecycle/db_secret.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "plugin/hybridkv/table/hybrid_iterator.h"
 #include "plugin/hybridkv/table/scan_prefetcher.h"

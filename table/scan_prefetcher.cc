@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/io/read_batch.h"
 #include "plugin/hybridkv/blob/medium/medium_readahead.h"
 #include "rocksdb/comparator.h"

@@ -4,9 +4,7 @@
 #include <algorithm>
 
 #include "db/dbformat.h"
-#include "plugin/hybridkv/blob/format/medium_pointer.h"
 #include "table/sst_file_writer_collectors.h"
-#include "table/table_builder.h"
 #include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {

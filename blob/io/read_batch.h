@@ -1,7 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // blob/io/: I/O that every reader of HybridKV shares: batches of reads in
-// flight together (this header), the pool that runs them (read_pool.h), and
+// flight together and the pool that runs them (this header), and
 // the RocksDB version differences HybridKV's code meets (rocksdb_compat.h).
 //
 // May depend on: RocksDB (public and internal headers) only.
@@ -21,6 +21,12 @@ namespace ROCKSDB_NAMESPACE {
 class RandomAccessFileReader;
 
 namespace hybridkv {
+
+// Runs task(0) .. task(n - 1), each once, on the calling thread and the pool,
+// and returns when all have finished. For blocking reads: a batch's requests
+// are then in flight together whatever the file system, which RocksDB's
+// MultiRead offers only within one file.
+void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task);
 
 // Reads a batch of byte ranges of any files, in parallel on
 // RunReadsInParallel's pool: Wait returns when all are read. Under direct I/O

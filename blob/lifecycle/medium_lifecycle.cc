@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "file/filename.h"
 #include "file/random_access_file_reader.h"

@@ -35,7 +35,6 @@
 #include "plugin/hybridkv/blob/format/medium_refs.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "rocksdb/file_system.h"
-#include "rocksdb/listener.h"
 #include "rocksdb/sst_file_manager.h"
 #include "rocksdb/table_properties.h"
 

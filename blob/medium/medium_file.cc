@@ -9,7 +9,6 @@
 #include "monitoring/thread_status_util.h"
 #include "options/cf_options.h"
 #include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
-#include "util/coding.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
