@@ -291,21 +291,14 @@ Status FinishRestore(const BackupMetadata& metadata, const std::string& db_dir,
                      const std::shared_ptr<FileSystem>& fs) {
   IOStatus s;
   if (!metadata.secret.empty()) {
-    const std::string path = db_dir + "/" + kSecretFileName;
-    s = WriteStringToFile(fs.get(), metadata.secret, path + ".tmp",
-                          /*should_sync=*/true);
-    if (s.ok()) s = fs->RenameFile(path + ".tmp", path, IOOptions(), nullptr);
+    s = status_to_io_status(WriteSecretFile(fs, db_dir, metadata.secret));
   }
   for (uint64_t n : metadata.medium_numbers) {
     if (!s.ok()) break;
     s = fs->RenameFile(db_dir + "/" + AliasName(n), MediumFileName(db_dir, n),
                        IOOptions(), nullptr);
   }
-  if (s.ok()) {
-    std::unique_ptr<FSDirectory> dir;
-    s = fs->NewDirectory(db_dir, IOOptions(), &dir, nullptr);
-    if (s.ok()) s = dir->FsyncWithDirOptions(IOOptions(), nullptr, {});
-  }
+  if (s.ok()) s = SyncDirectory(fs, db_dir, IOOptions());
   return s;
 }
 

@@ -92,6 +92,27 @@ Status OpenHandle(StackableDB** dbptr, const OpenFn& open) {
   return s;
 }
 
+Env* EnvOf(const Options& options) {
+  return options.env != nullptr ? options.env : Env::Default();
+}
+
+// `options` reading through `fs` (over their Env's file system), and the Env
+// that does so, which must outlive the DB.
+Options ReadingThrough(const Options& options,
+                       const std::shared_ptr<FileSystem>& fs,
+                       std::shared_ptr<Env>* env) {
+  *env = std::make_shared<CompositeEnvWrapper>(EnvOf(options), fs);
+  Options with_env = options;
+  with_env.env = env->get();
+  return with_env;
+}
+
+// The handle of `db`, which it deletes before `env`, which `db` reads through.
+StackableDB* HandleOwningEnv(DB* db, std::shared_ptr<Env> env) {
+  return new HybridDB(
+      std::shared_ptr<DB>(db, [env](DB* owned) { delete owned; }));
+}
+
 }  // namespace
 
 Status Open(const Options& options, const std::string& name,
@@ -125,13 +146,10 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
         "backup instead.");
   }
   // Reads go through SecondaryFileSystem (see there why), enabled once open.
-  // The DB's deleter owns its Env, which must outlive it.
-  Env* base_env = options.env != nullptr ? options.env : Env::Default();
+  Env* base_env = EnvOf(options);
   auto fs = std::make_shared<SecondaryFileSystem>(base_env->GetFileSystem());
-  std::shared_ptr<Env> env =
-      std::make_shared<CompositeEnvWrapper>(base_env, fs);
-  Options with_env = options;
-  with_env.env = env.get();
+  std::shared_ptr<Env> env;
+  const Options with_env = ReadingThrough(options, fs, &env);
   DB* db = nullptr;
   Status s;
   for (int attempt = 1; attempt <= kSecondaryOpenAttempts; ++attempt) {
@@ -141,9 +159,7 @@ Status OpenAsSecondary(const Options& options, const std::string& name,
   }
   if (s.ok()) {
     fs->Enable();
-    *dbptr = new HybridDB(std::shared_ptr<DB>(db, [env](DB* owned) {
-      delete owned;  // before the Env it reads through
-    }));
+    *dbptr = HandleOwningEnv(db, env);
   }
   return s;
 }
@@ -159,21 +175,14 @@ Status OpenAsFollower(const Options& options, const std::string& name,
         "(HybridOptions::enable_blob_files=false), or follow with a copy.");
   }
   // Beneath RocksDB's OnDemandFileSystem, which serves only the leader's
-  // table files (see FollowerFileSystem); the Env must outlive the DB.
-  Env* base_env = options.env != nullptr ? options.env : Env::Default();
-  auto fs = std::make_shared<FollowerFileSystem>(base_env->GetFileSystem(),
-                                                 name, leader_path);
-  std::shared_ptr<Env> env =
-      std::make_shared<CompositeEnvWrapper>(base_env, fs);
-  Options with_env = options;
-  with_env.env = env.get();
+  // table files (see FollowerFileSystem).
+  auto fs = std::make_shared<FollowerFileSystem>(
+      EnvOf(options)->GetFileSystem(), name, leader_path);
+  std::shared_ptr<Env> env;
   std::unique_ptr<DB> db;
-  Status s = DB::OpenAsFollower(with_env, name, leader_path, &db);
-  if (s.ok()) {
-    *dbptr = new HybridDB(std::shared_ptr<DB>(db.release(), [env](DB* owned) {
-      delete owned;  // before the Env it reads through
-    }));
-  }
+  Status s = DB::OpenAsFollower(ReadingThrough(options, fs, &env), name,
+                                leader_path, &db);
+  if (s.ok()) *dbptr = HandleOwningEnv(db.release(), env);
   return s;
 }
 

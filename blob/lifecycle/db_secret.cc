@@ -6,6 +6,7 @@
 #include <random>
 
 #include "plugin/hybridkv/blob/lifecycle/db_state.h"
+#include "plugin/hybridkv/blob/medium/medium_file.h"
 #include "rocksdb/env.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -75,27 +76,29 @@ Status Decode(const std::string& path, const Slice& data, Secrets* secrets) {
   return Status::OK();
 }
 
+}  // namespace
+
+Status WriteSecretFile(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& dir, const std::string& contents) {
+  const std::string path = dir + "/" + kSecretFileName;
+  IOStatus s = WriteStringToFile(fs.get(), contents, path + ".tmp",
+                                 /*should_sync=*/true);
+  if (s.ok()) s = fs->RenameFile(path + ".tmp", path, IOOptions(), nullptr);
+  if (s.ok()) s = SyncDirectory(fs, dir, IOOptions(), DirFsyncOptions(path));
+  return s;
+}
+
+namespace {
+
 // Adds a new random key for `db_id` to `secrets` and writes them all.
 Status WriteWithNewKey(const std::shared_ptr<FileSystem>& fs,
-                       const std::string& dir, const std::string& path,
-                       const std::string& db_id, Secrets* secrets,
-                       SipKey* key) {
+                       const std::string& dir, const std::string& db_id,
+                       Secrets* secrets, SipKey* key) {
   std::random_device rd;
   key->k0 = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   key->k1 = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   (*secrets)[db_id] = *key;
-  const std::string tmp = path + ".tmp";
-  IOOptions io;
-  IOStatus s = WriteStringToFile(fs.get(), Encode(*secrets), tmp,
-                                 /*should_sync=*/true);
-  if (s.ok()) s = fs->RenameFile(tmp, path, io, nullptr);
-  if (s.ok()) {
-    std::unique_ptr<FSDirectory> d;
-    s = fs->NewDirectory(dir, io, &d, nullptr);
-    if (s.ok()) s = d->FsyncWithDirOptions(io, nullptr, DirFsyncOptions(path));
-    if (s.ok()) s = d->Close(io, nullptr);
-  }
-  return s;
+  return WriteSecretFile(fs, dir, Encode(*secrets));
 }
 
 }  // namespace
@@ -135,7 +138,7 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
   } else if (create) {
     // Other DB ids' keys stay (DestroyDB leaves the file): an SST keeps the
     // id of the DB that wrote it.
-    result = WriteWithNewKey(fs, dir, path, db_id, &secrets, secret);
+    result = WriteWithNewKey(fs, dir, db_id, &secrets, secret);
   } else {
     return Status::NotFound(
         "HybridKV secret file " + path +

@@ -34,6 +34,11 @@ namespace hybridkv {
 
 const char* const kSecretFileName = "HYBRIDKV-SECRET";
 
+// Replaces `dir`'s secret file with `contents` (a secret file's bytes):
+// written to a temporary file, synced, renamed into place, directory synced.
+Status WriteSecretFile(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& dir, const std::string& contents);
+
 // Returns the secret of DB `db_id` in `dir`, loading it, or creating it when
 // `create` and the file holds no key for `db_id` yet; without `create` that is
 // NotFound. A damaged file is Corruption, and never rewritten. Thread-safe;

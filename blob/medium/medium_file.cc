@@ -30,6 +30,16 @@ std::string DirName(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+IOStatus SyncDirectory(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& dir, const IOOptions& io,
+                       const DirFsyncOptions& options) {
+  std::unique_ptr<FSDirectory> d;
+  IOStatus s = fs->NewDirectory(dir, io, &d, nullptr);
+  if (s.ok()) s = d->FsyncWithDirOptions(io, nullptr, options);
+  if (s.ok()) s = d->Close(io, nullptr);
+  return s;
+}
+
 MediumFileWriter::MediumFileWriter(const std::shared_ptr<FileSystem>& fs,
                                    std::string path,
                                    std::unique_ptr<WritableFileWriter> file,
@@ -98,11 +108,7 @@ IOStatus MediumFileWriter::Finish(const SyncOptions& sync) {
   if (s.ok()) s = file_->Close(io);
   if (s.ok()) offset_ += sizeof(footer);
   if (s.ok() && sync.sync_directory) {
-    std::unique_ptr<FSDirectory> dir;
-    s = fs_->NewDirectory(DirName(path_), io, &dir, nullptr);
-    if (s.ok())
-      s = dir->FsyncWithDirOptions(io, nullptr, DirFsyncOptions(path_));
-    if (s.ok()) s = dir->Close(io, nullptr);
+    s = SyncDirectory(fs_, DirName(path_), io, DirFsyncOptions(path_));
   }
   if (s.ok()) {
     finished_ = true;

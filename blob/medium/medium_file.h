@@ -34,6 +34,11 @@ namespace hybridkv {
 // The directory part of `path` ("." when it has none).
 std::string DirName(const std::string& path);
 
+// Makes the entries of `dir` durable (after a create or rename in it).
+IOStatus SyncDirectory(const std::shared_ptr<FileSystem>& fs,
+                       const std::string& dir, const IOOptions& io,
+                       const DirFsyncOptions& options = DirFsyncOptions());
+
 // Writes one medium file. Not thread-safe.
 class MediumFileWriter {
  public:
