@@ -50,7 +50,7 @@ std::string ReadRecord(const std::string& dir, const MediumPointer& p,
                                    FileOptions(), &reader));
   std::string value;
   if (reader == nullptr) return value;
-  EXPECT_OK(reader->Read(IOOptions(), p.handle, user_key, &value));
+  EXPECT_OK(test::ReadRecord(*reader, p.handle, user_key, &value));
   return value;
 }
 

@@ -45,7 +45,7 @@ TEST_F(MediumFileCacheTest, OpensEachFileOnceAndReadsIt) {
   ASSERT_OK(Get(5, &b));
   EXPECT_EQ(a, b);
   std::string value;
-  ASSERT_OK(a->Read(IOOptions(), handles[7], Key(7), &value));
+  ASSERT_OK(test::ReadRecord(*a, handles[7], Key(7), &value));
   EXPECT_EQ(value, Value(7));
 
   WriteFile(6, 3);

@@ -33,12 +33,12 @@ TEST_F(MediumFileTest, WriteReadVerify) {
   EXPECT_EQ(r->num_records(), 1000u);
   for (int i = 0; i < 1000; i += 37) {
     std::string v;
-    ASSERT_OK(r->Read(IOOptions(), handles[i], Key(i), &v));
+    ASSERT_OK(test::ReadRecord(*r, handles[i], Key(i), &v));
     EXPECT_EQ(v, Value(i));
   }
   // The wrong key at a valid record is caught.
   std::string v;
-  Status s = r->Read(IOOptions(), handles[5], Key(6), &v);
+  Status s = test::ReadRecord(*r, handles[5], Key(6), &v);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
 }
@@ -55,11 +55,11 @@ TEST_F(MediumFileTest, FlippedByteIsCorruptionNamingTheFile) {
   std::unique_ptr<MediumFileReader> r;
   ASSERT_OK(MediumFileReader::Open(fs_, path, FileOptions(), &r));
   std::string v;
-  Status s = r->Read(IOOptions(), handles[50], Key(50), &v);
+  Status s = test::ReadRecord(*r, handles[50], Key(50), &v);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("9.medium"), std::string::npos) << s.ToString();
   EXPECT_OK(
-      r->Read(IOOptions(), handles[49], Key(49), &v));  // neighbours still read
+      test::ReadRecord(*r, handles[49], Key(49), &v));  // neighbours still read
   EXPECT_EQ(v, Value(49));
 }
 
@@ -91,9 +91,9 @@ TEST_F(MediumFileTest, RecordsElideTheirKeys) {
   std::unique_ptr<MediumFileReader> r;
   ASSERT_OK(MediumFileReader::Open(fs_, path, FileOptions(), &r));
   std::string v;
-  ASSERT_OK(r->Read(IOOptions(), handles[7], Key(7), &v));
+  ASSERT_OK(test::ReadRecord(*r, handles[7], Key(7), &v));
   EXPECT_EQ(v, Value(7));
-  Status s = r->Read(IOOptions(), handles[7], Key(8), &v);  // misdirected
+  Status s = test::ReadRecord(*r, handles[7], Key(8), &v);  // misdirected
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("12.medium"), std::string::npos) << s.ToString();
 }
@@ -133,11 +133,11 @@ TEST_F(MediumFileTest, Version1FilesStillRead) {
   ASSERT_OK(MediumFileReader::Open(fs_, path, FileOptions(), &r));
   for (size_t i = 0; i < records.size(); i++) {
     std::string v;
-    ASSERT_OK(r->Read(IOOptions(), handles[i], records[i].first, &v));
+    ASSERT_OK(test::ReadRecord(*r, handles[i], records[i].first, &v));
     EXPECT_EQ(v, records[i].second);
   }
   std::string v;
-  Status s = r->Read(IOOptions(), handles[1], "pear", &v);
+  Status s = test::ReadRecord(*r, handles[1], "pear", &v);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("another key"), std::string::npos)
       << s.ToString();

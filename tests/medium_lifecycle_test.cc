@@ -109,7 +109,7 @@ TEST(MediumFileTrackerTest, DeadRunsArePunchedAndFilesGoWithTheirLastSst) {
   ASSERT_OK(MediumFileReader::Open(FileSystem::Default(), medium, FileOptions(),
                                    &reader));
   std::string value;
-  ASSERT_OK(reader->Read(IOOptions(), handles[0], Key(0), &value));
+  ASSERT_OK(test::ReadRecord(*reader, handles[0], Key(0), &value));
   EXPECT_EQ(value, std::string(1000, 'v'));
   reader.reset();
 

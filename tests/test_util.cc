@@ -254,6 +254,19 @@ std::string VersionedValue(int i, int version) {
          std::string(20 + (i * 7) % 200, 'a' + i % 26);
 }
 
+Status ReadRecord(const MediumFileReader& file, const MediumRecordHandle& handle,
+                  const Slice& user_key, std::string* value) {
+  IOStatus s = file.CheckHandle(handle);
+  std::string scratch;
+  Slice record;
+  if (s.ok()) {
+    s = file.ReadRange(IOOptions(), handle.offset, handle.size, &scratch,
+                       &record);
+  }
+  return s.ok() ? file.DecodeRecord(handle.offset, record, user_key, value)
+                : s;
+}
+
 std::vector<MediumRecordHandle> WriteMediumRecords(
     const std::string& path, int n, const std::function<std::string(int)>& key,
     const std::function<std::string(int)>& value) {

@@ -135,6 +135,11 @@ std::vector<MediumRecordHandle> WriteMediumRecords(
     const std::string& path, int n, const std::function<std::string(int)>& key,
     const std::function<std::string(int)>& value);
 
+// Reads the record at `handle` of `file` as HybridKV's readers do (the handle
+// checked, one read, the record decoded for `user_key`).
+Status ReadRecord(const MediumFileReader& file, const MediumRecordHandle& handle,
+                  const Slice& user_key, std::string* value);
+
 class MediumFileFixture : public testing::Test {
  protected:
   ScratchDir dir_{"medium"};

@@ -38,9 +38,8 @@ bool WantBlobGarbageCollection(double garbage_ratio, double min_garbage_ratio,
 void ApplyBlobGcPolicy(DB* db, uint32_t cf_id) {
   // Listener callbacks get RocksDB's DBImpl itself (never a StackableDB).
   auto* impl = static_cast_with_check<DBImpl>(db);
-  // The column family's current options and blob files, from a referenced
-  // SuperVersion (which keeps the column family alive), read outside the DB
-  // mutex: this runs after every flush and compaction.
+  // Current options and blob files from a referenced SuperVersion (keeping
+  // the CF alive), read outside the DB mutex: this runs after every job.
   SuperVersion* sv = nullptr;
   {
     InstrumentedMutexLock lock(impl->mutex());
@@ -74,14 +73,12 @@ void ApplyBlobGcPolicy(DB* db, uint32_t cf_id) {
   if (want == gc_on) {
     return;
   }
-  // Rare: at the first garbage, and once it is collected. Jobs finishing at
-  // once may race; the next job decides again. (Listeners see the handle's
-  // destruction as OnColumnFamilyHandleDeletionStarted.)
+  // Rare: at first garbage, and once collected; racing jobs leave it to the
+  // next. Listeners see this handle's OnColumnFamilyHandleDeletionStarted.
   std::unique_ptr<ColumnFamilyHandle> cf =
       impl->GetColumnFamilyHandleUnlocked(cf_id);
   if (cf != nullptr) {
-    // A failure (say, the OPTIONS file cannot be written) leaves GC as it
-    // was; the next flush or compaction tries again.
+    // On failure (e.g. OPTIONS unwritable) the next job retries.
     db->SetOptions(cf.get(), {{"enable_blob_garbage_collection",
                                want ? "true" : "false"}})
         .PermitUncheckedError();

@@ -1,18 +1,14 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // When BlobDB's garbage collection runs for the large class.
-//
-// RocksDB's integrated BlobDB relocates, in every compaction, the live blobs
-// of the oldest `blob_garbage_collection_age_cutoff` share of blob files,
-// whatever garbage they hold. In an insert-only load they hold none: every
-// relocated byte is rewritten for nothing, and a file relocated in part is
-// kept whole until its last blob moves.
-//
-// So after each flush and compaction the listener switches the column
-// family's enable_blob_garbage_collection (DB::SetOptions) by the garbage in
-// exactly the files GC would relocate: on at `min_garbage_ratio` or more, off
-// below half of it (the gap keeps a ratio near the threshold from switching,
-// and rewriting OPTIONS, at every job).
+// Integrated BlobDB relocates, in every compaction, the live blobs of the
+// oldest `blob_garbage_collection_age_cutoff` share of blob files, garbage or
+// not. Insert-only loads have none, so the rewrites are wasted, and a file
+// relocated in part is kept whole until its last blob moves. So after each
+// flush and compaction the listener sets enable_blob_garbage_collection
+// (DB::SetOptions) by the garbage in exactly the files GC would relocate: on
+// at `min_garbage_ratio` or more, off below half of it (the gap stops a ratio
+// near the threshold from switching, and rewriting OPTIONS, every job).
 #pragma once
 
 #include <cstdint>
@@ -29,9 +25,8 @@ struct BlobFileGarbage {
   uint64_t garbage_bytes = 0;
 };
 
-// The garbage share of the files RocksDB's GC relocates at `age_cutoff`: the
-// oldest floor(age_cutoff * files.size()) by file number, as
-// CompactionIterator computes it. 0 when that is no file.
+// Garbage share of the files GC relocates at `age_cutoff`: the oldest
+// floor(age_cutoff * files.size()) by number, as CompactionIterator; 0 if none.
 double RelocatedFilesGarbageRatio(std::vector<BlobFileGarbage> files,
                                   double age_cutoff);
 
@@ -39,12 +34,10 @@ double RelocatedFilesGarbageRatio(std::vector<BlobFileGarbage> files,
 bool WantBlobGarbageCollection(double garbage_ratio, double min_garbage_ratio,
                                bool gc_on);
 
-// Applies the policy to column family `cf_id` of `db`, which must be the DB a
-// listener callback was given (RocksDB's DBImpl). Does nothing unless the
+// `db` must be the DBImpl a listener callback was given. No-op unless the
 // column family is a HybridTable with blob_garbage_collection_min_garbage_ratio
-// above 0. Call from flush and compaction callbacks only, with no DB mutex
-// held: they run on background jobs, which DB::Close waits for before it
-// tears the DB down, so the SetOptions this may call never races the close.
+// > 0. REQUIRES: called from flush/compaction callbacks without the DB mutex;
+// DB::Close waits for those background jobs, so SetOptions never races close.
 void ApplyBlobGcPolicy(DB* db, uint32_t cf_id);
 
 }  // namespace hybridkv

@@ -11,8 +11,7 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// The crc of a record whose key is elided: the record after its crc field
-// (`body`), followed by the user key, which the reader knows from the pointer.
+// Crc of a key-elided record: `body` (after the crc field), then the user key.
 uint32_t RecordChecksum(const Slice& body, const Slice& user_key) {
   return RecordCrcExtend(RecordCrc(body.data(), body.size()), user_key.data(),
                          user_key.size());

@@ -70,8 +70,8 @@ class MediumRefsCollector : public InternalTblPropColl {
 void MediumFileRef::AddRecord(uint64_t offset, uint64_t size) {
   pointers++;
   record_bytes += size;
-  // Pointers into one file mostly arrive in offset order (both follow key
-  // order): extend the last run. NormalizeRuns sorts out the rest.
+  // Offsets mostly ascend (key order): extend the last run; NormalizeRuns
+  // sorts the rest.
   if (!runs.empty() && offset >= runs.back().begin &&
       (offset <= runs.back().end ||
        offset - runs.back().end <= kMediumRunMergeGap)) {
@@ -92,9 +92,8 @@ Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
   auto it = props.user_collected_properties.find(kMediumRefsProperty);
   *known = it != props.user_collected_properties.end();
   if (!*known) {
-    // SstFileWriter output references nothing, whatever its table format:
-    // its API writes no blob index entries, and HybridTable's builder
-    // extracts nothing for it.
+    // SstFileWriter output references nothing: its API writes no blob
+    // indexes, and HybridTable's builder extracts nothing for it.
     *known = props.user_collected_properties.count(
                  ExternalSstFilePropertyNames::kVersion) != 0;
     return Status::OK();

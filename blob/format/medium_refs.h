@@ -2,7 +2,6 @@
 //
 // The medium files an SST references, recorded in its table properties by
 // the builder that writes its pointers, for the lifecycle and the reader.
-//
 // Property "hybridkv.medium.refs", format version 2:
 //
 // clang-format off
@@ -12,17 +11,15 @@
 //   run   := gap:varint64 length:varint64
 // clang-format on
 //
-// Files are listed in increasing file number. A run is a byte range of the
-// medium file that holds every record the SST points to there: the first
-// run's `gap` is its start offset, each later run's `gap` is the distance from
-// the previous run's end. Runs are sorted, disjoint, and merged across gaps
-// shorter than kMediumRunMergeGap, which keeps the property small; the bytes
-// between runs are what the lifecycle may free in place. Version 1 had no
-// runs: its references cover the whole file. The table's own block checksums
-// protect the property. HybridKV writes it into every SST it builds, with
-// count 0 when there are no references: an SST without it was built without
-// HybridKV (stock RocksDB compacting a HybridKV DB copies pointers verbatim),
-// so its references are unknown.
+// Files are in increasing number. A run is a byte range of the medium file
+// holding every record the SST points to there; the first `gap` is the run's
+// start offset, each later `gap` the distance from the previous run's end.
+// Runs are sorted, disjoint, and merged across gaps under kMediumRunMergeGap
+// to keep the property small; bytes between runs may be freed in place.
+// Version 1 had no runs: its references cover the whole file. The table's
+// block checksums protect the property. HybridKV writes it into every SST it
+// builds (count 0 if none), so an SST without it was not built by HybridKV
+// (stock RocksDB compaction copies pointers verbatim): references unknown.
 #pragma once
 
 #include <array>
@@ -45,14 +42,13 @@ struct MediumFileRef {
   uint64_t pointers = 0;      // entries of the SST that point into the file
   uint64_t record_bytes = 0;  // bytes of the records they point to
   MediumRuns runs;            // where those records are
-  // Adds the record [offset, offset + size). Records arrive in any order.
+  // Adds [offset, offset + size); records arrive in any order.
   void AddRecord(uint64_t offset, uint64_t size);
 };
 using MediumRefs = std::map<uint64_t, MediumFileRef>;  // by medium file number
 
-// Records one SST's references as its builder meets its pointers. A
-// direct-mapped cache of map entries spares a map lookup per pointer:
-// consecutive pointers mostly name different files (each spans the key space).
+// Records an SST's references for its builder. A direct-mapped cache spares a
+// map lookup per pointer, as consecutive pointers mostly name different files.
 class MediumRefsRecorder {
  public:
   void AddRecord(uint64_t file_number, uint64_t offset, uint64_t size) {
@@ -76,15 +72,13 @@ class MediumRefsRecorder {
   std::array<Slot, size_t{1} << kSlotBits> slots_;
 };
 
-// Decodes the refs property of `props`. `*known` is false when the SST has no
-// such property and is not SstFileWriter output: it was not built by HybridKV
-// and may hold pointers all the same. A damaged property (truncated, an unknown
-// version, bytes past its last entry) is Corruption, with `*refs` empty.
+// `*known` is false if the SST lacks the property and is not SstFileWriter
+// output (not HybridKV-built, it may hold pointers). Corruption, `*refs`
+// empty, if the property is truncated, of unknown version or has extra bytes.
 Status GetMediumRefs(const TableProperties& props, MediumRefs* refs,
                      bool* known);
 
-// The refs collector of one builder: writes to the property what the builder,
-// which decodes every pointer, records in `*refs` (outliving the collector).
+// Writes into the property the `*refs` its builder fills (outliving it).
 class MediumRefsCollectorFactory : public InternalTblPropCollFactory {
  public:
   explicit MediumRefsCollectorFactory(MediumRefs* refs) : refs_(refs) {}

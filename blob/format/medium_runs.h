@@ -22,17 +22,14 @@ struct MediumRun {
 };
 using MediumRuns = std::vector<MediumRun>;  // sorted, disjoint
 
-// The file-system block that freeing in place is planned in: ext4's and xfs's.
-// PunchHoles aligns inward to the file's own block size, so where that is
-// larger, planning in smaller blocks only frees less.
+// The block holes are planned in (ext4's, xfs's). PunchHoles aligns inward to
+// the file's own block size, so a larger one only frees less.
 constexpr uint64_t kPunchBlockSize = 4096;
 
-// Runs closer than this are recorded as one. Freeing in place works in whole
-// file-system blocks, so a shorter gap could rarely be freed anyway.
+// Closer runs are recorded as one: holes are punched in whole blocks.
 constexpr uint64_t kMediumRunMergeGap = kPunchBlockSize;
 
-// Everything: the runs of a reference that does not say (format version 1,
-// or an SST scanned without HybridKV's collector).
+// All: the runs of a reference without runs (version 1, not HybridKV-built).
 const MediumRuns& WholeMediumFile();
 
 // Sorts `*runs`, merging runs that overlap or are under `merge_gap` apart.
@@ -41,11 +38,10 @@ void NormalizeRuns(MediumRuns* runs, uint64_t merge_gap = 0);
 // The parts of `from` that no run of `covered` (sorted, disjoint) overlaps.
 MediumRuns SubtractRuns(const MediumRuns& from, const MediumRuns& covered);
 
-// `freed` (runs that just died, outside every run of `live`), each widened to
-// the `block`-aligned bounds around it as far as no run of `live` reaches: a
-// block a freed run shares with a run that died before is whole only now, the
-// one time it can be freed. Every block the result covers whole overlaps
-// `freed`, so none was freed before.
+// Widens each run of `freed` (just died, outside `live`) to the `block`-aligned
+// bounds around it that `live` does not reach: a block shared with an earlier
+// dead run is whole only now, the one time it can be freed. Every block the
+// result covers whole overlaps `freed`, so none was freed before.
 MediumRuns WidenToDeadBlocks(const MediumRuns& freed, const MediumRuns& live,
                              uint64_t block);
 

@@ -1,9 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// crc32c of medium records, equal to RocksDB's crc32c::Value but through the
-// CPU's crc32 instruction wherever it exists. RocksDB picks its implementation
-// at compile time, so a portable build (`-DPORTABLE=1`, Debian's) computes it
-// in software, and every record is checksummed on write and on every read.
+// crc32c::Value for medium records, via the CPU's crc32 instruction where it
+// exists: RocksDB chooses at compile time, so portable builds (-DPORTABLE=1,
+// Debian's) would crc every record write and read in software.
 #pragma once
 
 #include <cstddef>

@@ -15,9 +15,8 @@ struct SipKey {
   uint64_t k1 = 0;
 };
 
-// SipHash-2-4 (Aumasson and Bernstein, 2012), a keyed MAC with a 64-bit tag.
-// Incremental, so a MAC can cover several non-contiguous pieces (pointer
-// fields, then the user key).
+// SipHash-2-4 (Aumasson and Bernstein, 2012), a keyed MAC with a 64-bit tag;
+// incremental, to cover non-contiguous pieces (pointer fields, user key).
 class SipHash24 {
  public:
   explicit SipHash24(const SipKey& key);

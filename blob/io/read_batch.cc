@@ -97,7 +97,6 @@ void RunReadsInParallel(size_t n, const std::function<void(size_t)>& task) {
   pool->Run(n, task);
 }
 
-
 void ReadBatch::Add(RandomAccessFileReader* file, uint64_t offset, size_t n,
                     Done done) {
   const size_t alignment =

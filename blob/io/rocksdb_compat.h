@@ -1,9 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Every difference between the RocksDB versions HybridKV builds against
-// (9.10 to 11.8) that its code meets, in one place, keyed on ROCKSDB_MAJOR
-// and ROCKSDB_MINOR. The rest of the code calls these helpers and never tests
-// a version itself.
+// Every RocksDB version difference (9.10 to 11.8) HybridKV's code meets, keyed
+// on ROCKSDB_MAJOR/MINOR; no other code tests a version.
 #pragma once
 
 #include <memory>
@@ -20,9 +18,8 @@
   (ROCKSDB_MAJOR > (major) ||                   \
    (ROCKSDB_MAJOR == (major) && ROCKSDB_MINOR >= (minor)))
 
-// TableReader::DumpTable gained `show_sequence_number_type` and
-// VerifyChecksum `meta_blocks_only` (both defaulted) in RocksDB 10, which an
-// override must repeat: HybridTableReader declares and forwards them.
+// RocksDB 10 added defaulted TableReader::DumpTable `show_sequence_number_type`
+// and VerifyChecksum `meta_blocks_only`; HybridTableReader's overrides forward.
 #if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
 #define HYBRIDKV_DUMP_TABLE_EXTRA_PARAMS , bool show_sequence_number_type
 #define HYBRIDKV_DUMP_TABLE_EXTRA_ARGS , show_sequence_number_type
@@ -57,9 +54,8 @@ inline TableReaderOptions StandaloneTableReaderOptions(
 #endif
 }
 
-// A copy of `tbo` whose table property collectors are `factories`.
-// TableBuilderOptions keeps them behind a const pointer, so the copy is built
-// field by field, and the fields differ between versions.
+// `tbo` with `factories` as collectors. They sit behind a const pointer, so the
+// copy is built field by field, and the fields differ between versions.
 inline TableBuilderOptions CopyWithCollectors(
     const TableBuilderOptions& tbo,
     const InternalTblPropCollFactories* factories) {
@@ -82,8 +78,7 @@ inline TableBuilderOptions CopyWithCollectors(
   return copy;
 }
 
-// DB::Open and friends into a raw pointer: RocksDB 9.x takes DB**, 11.x only
-// std::unique_ptr<DB>*. `open` is called with the one this version takes.
+// DB::Open and friends into DB**: 9.x takes it, 11.x std::unique_ptr<DB>* only.
 template <typename Open>
 Status OpenIntoRawPointer(DB** db, const Open& open) {
 #if HYBRIDKV_ROCKSDB_AT_LEAST(10, 0)
@@ -116,11 +111,10 @@ inline Status OpenSecondaryDB(const Options& options, const std::string& name,
   });
 }
 
-// Whether local compactions re-read each output and compare the hash of its
-// entries with that of what they wrote: paranoid_file_checks, and on RocksDB
-// 11 verify_output_flags with kVerifyIteration and kEnableForLocalCompaction
-// (CompactionJob::VerifyOutputFiles). Found by the member's presence: the
-// version that added it is the only difference.
+// Whether local compactions re-read each output and compare entry hashes:
+// paranoid_file_checks, or on RocksDB 11 verify_output_flags with
+// kVerifyIteration and kEnableForLocalCompaction
+// (CompactionJob::VerifyOutputFiles), detected by the member's presence.
 template <typename CfOptions>
 auto VerifiesOutputFlags(const CfOptions& o, int)
     -> decltype(o.verify_output_flags, bool()) {

@@ -136,8 +136,7 @@ Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
   if (known != secrets.end()) {
     *secret = known->second;
   } else if (create) {
-    // Other DB ids' keys stay (DestroyDB leaves the file): an SST keeps the
-    // id of the DB that wrote it.
+    // Other ids' keys stay (DestroyDB leaves the file): SSTs keep their DB id.
     result = WriteWithNewKey(fs, dir, db_id, &secrets, secret);
   } else {
     return Status::NotFound(

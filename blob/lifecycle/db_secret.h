@@ -1,7 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The per-DB secret that keys medium-pointer MACs (medium_pointer.h).
-//
+// The per-DB secret keying medium-pointer MACs (medium_pointer.h).
 // Secret file format, version 2: `<db dir>/HYBRIDKV-SECRET`, one key per DB id
 // that has written medium values in the directory.
 //
@@ -12,13 +11,11 @@
 // clang-format on
 //
 // Version 1 (still read) had no count and one entry. crc is the masked crc32c
-// of everything before it. A DB's key is added by its first flush that
-// extracts a medium value, with a random key; the file is rewritten to a
-// temporary file, synced, renamed into place, and the directory is synced.
-// Keys of other DB ids stay: RocksDB's DestroyDB leaves the file, and a new DB
-// in the directory adds its own key beside the old one. Every copy of the DB
-// holds the file (docs/deployability.md); without it, pointers cannot be told
-// from plain values and compactions refuse to proceed.
+// of everything before it. A DB's first flush extracting a medium value adds a
+// random key: temporary file written, synced, renamed into place, directory
+// synced. Other DB ids' keys stay (DestroyDB leaves the file; a new DB adds its
+// own). Every DB copy needs the file (docs/deployability.md): without it,
+// pointers cannot be told from values and compactions refuse to run.
 #pragma once
 
 #include <memory>
@@ -39,10 +36,9 @@ const char* const kSecretFileName = "HYBRIDKV-SECRET";
 Status WriteSecretFile(const std::shared_ptr<FileSystem>& fs,
                        const std::string& dir, const std::string& contents);
 
-// Returns the secret of DB `db_id` in `dir`, loading it, or creating it when
-// `create` and the file holds no key for `db_id` yet; without `create` that is
-// NotFound. A damaged file is Corruption, and never rewritten. Thread-safe;
-// cached per (dir, db_id).
+// Loads DB `db_id`'s secret in `dir`; if the file lacks one, creates it when
+// `create`, else NotFound. A damaged file is Corruption, never rewritten.
+// Thread-safe; cached per (dir, db_id).
 Status GetDbSecret(const std::shared_ptr<FileSystem>& fs,
                    const std::string& dir, const std::string& db_id,
                    bool create, SipKey* secret);

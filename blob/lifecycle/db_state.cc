@@ -89,8 +89,7 @@ Registry& GetRegistry() {
 }  // namespace
 
 std::string CanonicalDbDir(const std::string& dir) {
-  // The real path of the part that exists and the rest normalized: the same
-  // before and after the directory is created.
+  // Real path of what exists, the rest normalized: same before and after mkdir.
   std::error_code error;
   std::filesystem::path path = std::filesystem::weakly_canonical(
       std::filesystem::absolute(dir, error), error);

@@ -1,20 +1,15 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// blob/lifecycle/: what HybridKV keeps per DB and how a medium file lives and
-// goes: the per-DB state (this header), the medium-file tracker that counts
-// references and frees dead runs (medium_lifecycle.h), the DB secret that keys
-// pointer MACs (db_secret.h), the references of SSTs on disk (sst_refs.h),
-// and freeing runs in place (hole_punch.h). RocksDB's events reach the
-// tracker through HybridKVListener, in plugin/.
-//
+// blob/lifecycle/: per-DB state (this header) and medium file lifetimes:
+// reference counting and dead-run freeing (medium_lifecycle.h), the pointer
+// MAC secret (db_secret.h), SST references (sst_refs.h), hole punching
+// (hole_punch.h). RocksDB events arrive via plugin/'s HybridKVListener.
 // May depend on: blob/format/, blob/medium/, blob/io/, RocksDB. Not on table/
 // or plugin/.
 //
-// Everything HybridKV keeps per DB, one object per home directory (the first
-// of a column family's cf_paths, where flushes write SSTs and medium files and
-// the secret lives), process-wide: counters, open medium files, the DB secret
-// and the medium-file tracker. Builders and readers reach it through
-// DbStateForPaths, the listener through DbStateFor of an SST's directory.
+// Process-wide state per DB home (first of a CF's cf_paths, holding flushed
+// SSTs, medium files, secret). Builders and readers use DbStateForPaths; the
+// listener, DbStateFor(an SST's directory).
 #pragma once
 
 #include <atomic>
@@ -34,9 +29,8 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// The counters HybridKV keeps per DB, listed once: DbCounters holds each as
-// an atomic, and GetStatistics copies each into the public HybridStatistics
-// field of the same name (include/hybridkv/hybridkv.h says what they count).
+// Per-DB counters: atomics in DbCounters, copied by GetStatistics into the
+// same-named HybridStatistics fields (meanings: include/hybridkv/hybridkv.h).
 #define HYBRIDKV_COUNTERS(X) \
   X(small_values_flushed)    \
   X(small_bytes_flushed)     \
@@ -62,23 +56,20 @@ struct DbCounters {
   HYBRIDKV_COUNTERS(HYBRIDKV_DECLARE_COUNTER)
 #undef HYBRIDKV_DECLARE_COUNTER
 
-  // The LSM's shape by column family id, for negative and automatic merge
-  // levels (a lock costs nothing where builders start).
-  //
-  // An SST of `cf` was seen at `level`, opened or written.
+  // LSM shape per CF id, for negative and auto merge levels (a lock costs
+  // nothing where builders start). NoteLevel: an SST of `cf` seen at `level`.
   void NoteLevel(uint32_t cf, int level);
-  // The deepest such level, for negative merge levels without
-  // level_compaction_dynamic_level_bytes.
+  // For negative merge levels without level_compaction_dynamic_level_bytes.
   int DeepestLevel(uint32_t cf) const;
-  // The level L0 last compacted into (the base level), for merge_level=auto.
-  // Before such a compaction in this process: the shallowest level below L0
-  // an SST was seen at, never above the base level (which is at or above the
-  // first non-empty level), so `auto` errs toward -1 only. 0 if neither.
+  // The level L0 last compacted into (base level), for merge_level=auto.
+  // Before any in this process: the shallowest level below L0 seen, never above
+  // the base level (at or above the first non-empty one), so `auto` errs toward
+  // -1 only. 0 if neither.
   void NoteBaseLevel(uint32_t cf, int level);
   int BaseLevel(uint32_t cf) const;
 
  private:
-  // `levels`' entry for `cf`, 0 when none. Call with levels_mu_ held.
+  // `levels`' entry for `cf`, 0 if none. REQUIRES: levels_mu_ held.
   static int LevelOf(const std::map<uint32_t, int>& levels, uint32_t cf);
 
   mutable std::mutex levels_mu_;
@@ -107,11 +98,10 @@ class DbState {
   std::mutex secrets_mu;
   std::map<std::string, SipKey> secrets;
 
-  // Column families whose compactions must hand values, not pointers, to
-  // their output: SetOptions replaced the table factory, or lowered
-  // min_blob_size until BlobDB would take pointers. HybridKVListener notes it
-  // as a compaction begins, before its inputs open; it holds until reopen, so
-  // a change back cannot let a compaction picked before it hand pointers on.
+  // CFs whose compactions must output values, not pointers: SetOptions
+  // swapped the table factory or lowered min_blob_size into BlobDB's range.
+  // HybridKVListener notes it as a compaction begins, before inputs open;
+  // held until reopen, lest a change back let a picked compaction pass them.
   void NoteCompactionsResolvePointers(uint32_t cf);
   bool CompactionsResolvePointers(uint32_t cf);
 
@@ -122,16 +112,14 @@ class DbState {
   const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
 };
 
-// The state of the column family whose SSTs live in `cf_paths` (RocksDB's,
-// sanitized: never empty), homed in the first; registers the others as its
-// SST directories. Fails when a directory would be the first path of one
-// column family and a later path of another (or of an earlier-opened DB).
+// State of the CF whose SSTs live in `cf_paths` (sanitized, never empty),
+// homed in the first; registers the rest as its SST directories. Fails if a
+// directory is one CF's first path and another's (or an earlier DB's) later.
 Status DbStateForPaths(const std::vector<DbPath>& cf_paths, DbState** state);
 
-// The state of the DB whose SSTs live in `dir`: a home, or a directory
-// DbStateForPaths registered; any other directory is taken for a home. Never
-// null; lives for the process. Every spelling of a directory ("db", "./db/",
-// a symlink) names one state, so all DB sessions of one DB in the process
+// State of the DB whose SSTs live in `dir`, a home or registered directory
+// (else taken for a home); never null, lives for the process. All spellings
+// ("db", "./db/", a symlink) share one state, so a DB's sessions in-process
 // (primary, read-only, secondaries) see each other's holds.
 DbState* DbStateFor(const std::string& dir);
 

@@ -1,17 +1,13 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
 // The file system a follower (hybridkv::OpenAsFollower) reads the leader's
-// HybridKV files through. RocksDB's follower hard-links each table file from
-// the leader into its own directory on first use (OnDemandFileSystem), and
-// reads nothing else of the leader's but MANIFEST, CURRENT, WALs and OPTIONS.
-// Beneath OnDemandFileSystem, this links medium files the same way, so the
-// follower's old Versions keep their bytes after the leader deletes a file,
-// and the leader, which never punches a file with another link, keeps its
-// runs whole meanwhile. The follower deletes only its own links; the secret
-// is read from the leader's directory.
-//
-// HybridKV's own medium-file I/O finds it beneath the DB's file system
-// (UnwrapFollower), since OnDemandFileSystem refuses other files.
+// HybridKV files through. As RocksDB's OnDemandFileSystem hard-links each
+// leader table file on first use (reading only MANIFEST, CURRENT, WALs and
+// OPTIONS in place), this links medium files beneath it, so old Versions keep
+// their bytes after the leader deletes a file, whose runs the leader never
+// punches while linked. The follower deletes only its own links and reads the
+// leader's secret. HybridKV's medium I/O finds this beneath the DB's file
+// system (UnwrapFollower): OnDemandFileSystem refuses other files.
 #pragma once
 
 #include <memory>
@@ -51,8 +47,7 @@ class FollowerFileSystem : public FileSystemWrapper {
   const std::string leader_dir_;
 };
 
-// The FollowerFileSystem beneath `fs`, sharing `fs`'s ownership, or `fs`
-// itself when there is none.
+// The FollowerFileSystem beneath `fs` (sharing ownership), else `fs`.
 std::shared_ptr<FileSystem> UnwrapFollower(
     const std::shared_ptr<FileSystem>& fs);
 

@@ -1,10 +1,9 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Frees byte ranges of a medium file in place: fallocate(FALLOC_FL_PUNCH_HOLE
-// | FALLOC_FL_KEEP_SIZE). The file keeps its size and layout, so pointers into
-// the rest of it stay valid; punched ranges read back as zeros. Only ranges no
-// live SST points into are passed here, and only space depends on it: a
-// punch lost in a crash is made again at the next open.
+// Frees medium file ranges in place (fallocate(FALLOC_FL_PUNCH_HOLE |
+// FALLOC_FL_KEEP_SIZE)): size and layout stay, so other pointers stay valid;
+// holes read as zeros. Only ranges no live SST points into are passed, and only
+// space depends on it: a punch lost in a crash is redone at the next open.
 #pragma once
 
 #include <cstdint>
@@ -19,37 +18,30 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// True when HybridKV can punch holes in files of `fs`: only RocksDB's own
-// POSIX file system, unwrapped. A wrapper may map offsets (encryption adds a
-// prefix) or keep its own view of the data (fault injection), so punching
-// beneath it could free the wrong bytes.
+// True only for RocksDB's POSIX file system, unwrapped: a wrapper may map
+// offsets (encryption) or keep its own view of data (fault injection), so
+// punching beneath it could free the wrong bytes.
 bool CanPunchHoles(const FileSystem& fs);
 
-// Punches `ranges` (sorted, disjoint) of the file at `path`, clipped to
-// [keep_head, file size - keep_tail), which keeps a format's header and footer
-// whatever the ranges say, and shrunk to whole blocks (a partial block would
-// be zeroed: a write). Sets `*bytes_freed`. Busy, punching nothing, when the
-// file has another hard link (a checkpoint's SSTs may point into the ranges;
-// `*shared` says so), or when another process holds it (HoldForReading: a
-// secondary's older Version may). NotSupported when `fs` cannot punch.
+// Punches `ranges` (sorted, disjoint) of `path`, clipped to [keep_head, size -
+// keep_tail) (header, footer) and shrunk to whole blocks (zeroing part of one
+// is a write). Busy, punching nothing, if the file has another link (a
+// checkpoint's SSTs may point in; sets `*shared`) or another process holds it
+// (HoldForReading: a secondary's older Version). NotSupported if unsupported.
 IOStatus PunchHoles(const std::string& path, const MediumRuns& ranges,
                     uint64_t keep_head, uint64_t keep_tail,
                     uint64_t* bytes_freed, bool* shared = nullptr);
 
-// Holds the medium file at `path` for reading until ReleaseHold: a POSIX read
-// lock (fcntl F_SETLK, F_RDLCK), which PunchHoles in any other process sees.
-// POSIX locks are per process, so this process's own punches are not held
-// back (MediumFileCache tells its DB sessions apart). Returns the descriptor
-// that holds it, or -1 when the lock cannot be had (nothing is held back).
+// Holds `path` until ReleaseHold with a POSIX read lock (fcntl F_SETLK,
+// F_RDLCK) that other processes' PunchHoles see (locks are per process;
+// MediumFileCache separates sessions). Returns the fd, or -1 (no hold).
 int HoldForReading(const std::string& path);
 void ReleaseHold(int fd);
 
-// The bytes the file at `path` occupies on disk (st_blocks), which punching
-// reduces; its size where that cannot be had.
+// Bytes `path` occupies on disk (st_blocks), or its size if unknown.
 uint64_t AllocatedBytes(FileSystem* fs, const std::string& path);
 
-// Replaces fallocate, for tests: called with (fd, offset, length), returns 0
-// or an errno value. nullptr restores the real call.
+// Test hook for fallocate: (fd, offset, length) -> 0 or errno; nullptr resets.
 void SetPunchHoleForTesting(std::function<int(int, uint64_t, uint64_t)> punch);
 
 }  // namespace hybridkv

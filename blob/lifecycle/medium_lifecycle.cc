@@ -14,57 +14,9 @@
 #include "plugin/hybridkv/blob/lifecycle/hole_punch.h"
 #include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
 #include "plugin/hybridkv/blob/medium/medium_file.h"
-#include "table/format.h"
-#include "table/meta_blocks.h"
 
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
-Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
-                         const std::string& path,
-                         std::unique_ptr<TableProperties>* props) {
-  uint64_t size = 0;
-  std::unique_ptr<RandomAccessFileReader> file;
-  Status s = fs->GetFileSize(path, IOOptions(), &size, nullptr);
-  if (s.ok()) {
-    s = RandomAccessFileReader::Create(fs, path, FileOptions(), &file, nullptr);
-  }
-  if (!s.ok()) {
-    return s;
-  }
-  Options options;
-  options.env = Env::Default();
-  ImmutableOptions ioptions(options);
-  ReadOptions read_options;
-  read_options.io_activity = CurrentIOActivity();
-  // The inner table format is not known here: try each of RocksDB's.
-  for (uint64_t magic :
-       {kBlockBasedTableMagicNumber, kPlainTableMagicNumber,
-        kLegacyPlainTableMagicNumber, kCuckooTableMagicNumber}) {
-    s = ReadTableProperties(file.get(), size, magic, ioptions, read_options,
-                            props);
-    if (!s.IsCorruption()) break;  // a wrong magic number is Corruption
-  }
-  return s;
-}
-
-Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
-                         const std::string& path, MediumRefs* refs) {
-  std::unique_ptr<TableProperties> props;
-  Status s = ReadSstProperties(fs, path, &props);
-  return s.ok() ? ReadMediumRefs(fs, path, *props, refs) : s;
-}
-
-uint64_t SstNumberOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  uint64_t number = 0;
-  FileType type;
-  return ParseFileName(
-             slash == std::string::npos ? path : path.substr(slash + 1),
-             &number, &type) &&
-                 type == kTableFile
-             ? number
-             : 0;
-}
 
 void MediumFileTracker::SetFileSystem(
     const std::shared_ptr<FileSystem>& fs,

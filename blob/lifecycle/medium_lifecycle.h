@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "plugin/hybridkv/blob/format/medium_refs.h"
+#include "plugin/hybridkv/blob/lifecycle/sst_refs.h"
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/sst_file_manager.h"
@@ -223,19 +224,6 @@ class MediumFileTracker {
   std::set<uint64_t> building_;           // SST numbers being written now
   std::set<uint64_t> written_here_;       // by this session: not leftovers
 };
-
-// Reads the table properties of the SST at `path`, whatever its table format.
-Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
-                         const std::string& path,
-                         std::unique_ptr<TableProperties>* props);
-
-// The medium files the SST at `path` references: from its properties, or by
-// reading its entries when it was not built by HybridKV.
-Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
-                         const std::string& path, MediumRefs* refs);
-
-// "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.
-uint64_t SstNumberOf(const std::string& path);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

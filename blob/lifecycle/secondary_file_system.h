@@ -1,18 +1,15 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The file system a secondary instance reads the primary's files through
-// (hybridkv::OpenAsSecondary). Once enabled, after the open, a table file
-// that is gone when RocksDB opens it is reported as Corruption, not NotFound.
-//
-// A catch-up (TryCatchUpWithPrimary) loads the tables of each Version it
-// replays, and the primary may delete one in between. RocksDB's
-// ManifestTailer skips a point in time whose tables fail with Corruption
-// (VersionEditHandlerPointInTime::MaybeCreateVersionBeforeApplyEdit), keeping
-// the previous Version for the next catch-up to move on from, but keeps any
+// The file system a secondary (hybridkv::OpenAsSecondary) reads the primary's
+// files through. Once enabled, after the open, a table file gone when RocksDB
+// opens it is Corruption, not NotFound: a catch-up (TryCatchUpWithPrimary)
+// loads each replayed Version's tables, which the primary may delete
+// meanwhile. ManifestTailer skips a point in time whose tables fail with
+// Corruption (VersionEditHandlerPointInTime::MaybeCreateVersionBeforeApplyEdit)
+// and moves on from the previous Version at the next catch-up, but keeps any
 // other error for good (VersionEditHandlerBase::status_) and stops following.
-// Not during the open, which would be left with no Version; a failed open
-// can be retried. HybridKV's own medium-file reads go beneath it
-// (UnwrapSecondary).
+// Not during the open, which would have no Version; a failed open can be
+// retried. HybridKV's medium-file reads go beneath it (UnwrapSecondary).
 #pragma once
 
 #include <atomic>

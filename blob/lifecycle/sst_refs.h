@@ -36,5 +36,18 @@ Status ReadMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, const TableProperties& props,
                       MediumRefs* refs);
 
+// Reads the table properties of the SST at `path`, whatever its table format.
+Status ReadSstProperties(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path,
+                         std::unique_ptr<TableProperties>* props);
+
+// The medium files the SST at `path` references: from its properties, or by
+// reading its entries when it was not built by HybridKV.
+Status ReadSstMediumRefs(const std::shared_ptr<FileSystem>& fs,
+                         const std::string& path, MediumRefs* refs);
+
+// "<dir>/000123.sst" -> 123; 0 when `path` is not an SST file name.
+uint64_t SstNumberOf(const std::string& path);
+
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -9,8 +9,7 @@ namespace hybridkv {
 
 namespace {
 
-// Only the bytes: the key names the file. The item helper tells medium blocks
-// from other entries.
+// Bytes only (the key names the file); the item helper marks medium blocks.
 struct CachedMediumBlock {
   std::string data;  // kBlockSize bytes, fewer for a file's last block
 };

@@ -223,23 +223,6 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
   return s;
 }
 
-IOStatus MediumFileReader::Read(const IOOptions& io_options,
-                                const MediumRecordHandle& handle,
-                                const Slice& user_key,
-                                std::string* value) const {
-  IOStatus s = CheckHandle(handle);
-  if (!s.ok()) {
-    return s;
-  }
-  std::string scratch;
-  Slice record;
-  s = ReadRange(io_options, handle.offset, handle.size, &scratch, &record);
-  if (!s.ok()) {
-    return s;
-  }
-  return DecodeRecord(handle.offset, record, user_key, value);
-}
-
 IOStatus MediumFileReader::CheckHandle(const MediumRecordHandle& handle) const {
   if (handle.offset < MediumFileHeader::kEncodedLength ||
       handle.offset + handle.size > data_end_) {

@@ -108,11 +108,6 @@ class MediumFileReader {
                        const IOOptions& io = IOOptions());
   ~MediumFileReader();
 
-  // Reads the record at `handle`, checks its crc and that it holds `user_key`,
-  // and sets `*value`. A mismatch is Corruption naming the file and offset.
-  IOStatus Read(const IOOptions& io_options, const MediumRecordHandle& handle,
-                const Slice& user_key, std::string* value) const;
-
   // Corruption if `handle` lies outside the file's data region.
   IOStatus CheckHandle(const MediumRecordHandle& handle) const;
 

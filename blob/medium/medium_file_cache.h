@@ -14,33 +14,28 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// The open medium files of one DB directory: one reader per file, shared by
-// every DB session in the process. A table reader holds the files its SST
-// points into for its life (Hold/Release), as RocksDB holds SSTs open: a file
-// another process deletes stays readable, and MediumFileTracker does not punch
-// one another session holds. A file closes when its last holder releases it,
-// or when the tracker deletes it (Evict). Thread-safe.
+// One DB directory's open medium files, one reader per file, shared by all DB
+// sessions in the process. Table readers hold their SST's files for life
+// (Hold/Release) as RocksDB holds SSTs open: a file another process deletes
+// stays readable, and MediumFileTracker does not punch one another session
+// holds. A file closes at its last Release or deletion (Evict). Thread-safe.
 class MediumFileCache {
  public:
-  // The reader of medium file `number`, opened from the first of `dirs` that
-  // has it (with `file_options` and `io`) unless it is open already.
+  // Opens `number` from the first of `dirs` holding it, unless already open.
   Status Get(const std::shared_ptr<FileSystem>& fs,
              const std::vector<std::string>& dirs,
              const FileOptions& file_options, const IOOptions& io,
              uint64_t number, std::shared_ptr<MediumFileReader>* file);
-  // A table reader of DB session `session` holds medium file `number`
-  // (opened with Get), until Release.
+  // A table reader of DB session `session` holds `number` (from Get).
   void Hold(uint64_t number, const std::string& session);
   void Release(uint64_t number, const std::string& session);
-  // True while a table reader of a session other than `session` holds
-  // medium file `number`.
+  // True while another session's table reader holds `number`.
   bool HeldByOtherSession(uint64_t number, const std::string& session);
   // Forgets medium file `number` (deleted); readers in use stay valid.
   void Evict(uint64_t number);
-  // Drops the cache's own references to every file: the DB was opened again,
-  // or the directory holds another DB. Readers in use stay shared by number
-  // (`alive`), so nothing may keep an old DB's readers past its replacement,
-  // or they would serve the new file.
+  // Drops the cache's references (DB reopened, or another DB in the
+  // directory). Readers in use stay shared by number (`alive`), so none may
+  // outlive its DB's replacement, or it would serve the new file.
   void Clear();
 
  private:
@@ -49,12 +44,10 @@ class MediumFileCache {
   static constexpr size_t kShards = 16;
   struct Shard {
     std::mutex mu;
-    // The cache's own references: until the last holder releases it, or it
-    // is deleted.
+    // The cache's own references, until the last Release or deletion.
     std::map<uint64_t, std::shared_ptr<MediumFileReader>> files;
-    // Every reader still alive, with or without the cache's reference: a
-    // file is open once per process, since closing a second descriptor would
-    // drop the process's POSIX read lock on it (HoldForReading).
+    // Every live reader, referenced or not: one open per process, as closing
+    // a second fd drops the process's POSIX read lock (HoldForReading).
     std::map<uint64_t, std::weak_ptr<MediumFileReader>> alive;
     // number -> holding session -> table readers of it
     std::map<uint64_t, std::map<std::string, int>> holders;

@@ -92,8 +92,7 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
   }
   const uint64_t buffer_end = c->buffer_offset + c->data.size();
   if (h.offset < c->buffer_offset || h.offset + h.size > buffer_end) {
-    // A record that straddles the chunk's end, the usual next one when
-    // reading on, counts as forward.
+    // A record straddling the chunk's end (usually the next) counts as forward.
     const bool forward = h.offset >= c->buffer_offset;
     const bool backward = !forward;
     // Sequential in either direction: grow the chunk.
@@ -102,11 +101,10 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
          (backward && h.offset + 2 * h.size >= c->buffer_offset))) {
       c->next_read_size = std::min(c->next_read_size * 2, max_readahead_);
     }
-    // The cursors share the budget; a chunk is never below the first size.
-    // With a plan, every file it names counts from the start, so a file read
-    // first does not take later ones' share. A quarter of the budget stays
-    // free: merges visit files round robin, and LRU eviction at the budget's
-    // edge would drop each buffer just before its next use.
+    // Cursors share the budget; a chunk never drops below the first size.
+    // With a plan, every file it names counts from the start, lest early files
+    // take later ones' share. A quarter stays free: merges visit files round
+    // robin, and LRU eviction at the edge would drop each buffer before use.
     const size_t files =
         std::max<size_t>({size_t{1}, cursors_.size(),
                           plan_ != nullptr ? plan_->FileCount() : 0});
@@ -132,8 +130,8 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
     if (c->buffer.capacity() < len || c->buffer.capacity() > 2 * len) {
-      // Exactly `len`: growing in place would double the capacity, and the
-      // budget counts capacity.
+      // Exactly `len`: growing in place doubles capacity, which the budget
+      // counts.
       std::string exact;
       exact.reserve(len);
       c->buffer.swap(exact);

@@ -16,8 +16,7 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// What a medium read takes from the caller's ReadOptions: the read tier,
-// fill_cache, deadlines and I/O priority.
+// A medium read's share of ReadOptions: tier, fill_cache, deadlines, priority.
 class MediumReadOptions {
  public:
   MediumReadOptions() = default;
@@ -32,22 +31,18 @@ class MediumReadOptions {
  private:
   bool block_cache_only_ = false;
   bool fill_cache_ = true;
-  // Only what PrepareIO needs (deadline, io_timeout, priority, activity),
-  // copied once per lookup or iterator rather than per read.
+  // PrepareIO's fields only, copied per lookup or iterator, not per read.
   ReadOptions io_fields_;
 };
 
-// Reads pointed-to records when pointers arrive in key order: in merge-level
-// compactions and scans. A medium file holds its records in key order, so
-// within one file the offsets move one way, and each file is read in chunks,
-// each region once. A chunk starts at `initial_readahead` and doubles, up to
-// `max_readahead`, while reads stay sequential, so a short scan does not pay
-// for a whole megabyte. Backward scans read chunks that end at the record.
-//
-// A merge-level compaction of a randomly loaded DB draws a few records at a
-// time from every medium file in turn. So a cursor stays open per file (up to
-// kMaxOpenCursors, set high: cursors that evict each other's chunks read them
-// again), and `buffer_budget` bounds their buffers together. Not thread-safe.
+// Reads pointed-to records arriving in key order (merge-level compactions,
+// scans). Offsets within a medium file then move one way, so each file is read
+// in chunks, each region once: from `initial_readahead`, doubling to
+// `max_readahead` while sequential (short scans skip a megabyte read);
+// backward scans read chunks ending at the record. Merging a randomly loaded
+// DB draws a few records from each file in turn, so each file keeps a cursor
+// (up to kMaxOpenCursors, set high: cursors evicting each other's chunks
+// reread them), and `buffer_budget` bounds all buffers. Not thread-safe.
 class MediumReadahead {
  public:
   // Supplies open medium files by number.
@@ -55,14 +50,12 @@ class MediumReadahead {
       std::function<Status(const IOOptions& io, uint64_t number,
                            std::shared_ptr<MediumFileReader>* file)>;
 
-  // What the reads will want, when known (a compaction knows the runs its
-  // inputs point to): a chunk that starts in a known run reads to its end at
-  // once, within each file's share of the budget.
+  // Known wants (a compaction knows its inputs' runs): a chunk starting in a
+  // known run reads to its end at once, within the file's budget share.
   class Plan {
    public:
     virtual ~Plan() = default;
-    // The end of the run of wanted records that holds `offset` of medium file
-    // `number`; 0 when unknown.
+    // End of the wanted run holding `offset` of file `number`; 0 if unknown.
     virtual uint64_t RunEnd(uint64_t number, uint64_t offset) const = 0;
     // How many medium files the reads draw from.
     virtual size_t FileCount() const = 0;
@@ -73,8 +66,7 @@ class MediumReadahead {
                   size_t max_readahead, size_t buffer_budget,
                   const Plan* plan = nullptr);
 
-  // Sets `*value` to the value `pointer` refers to, after checking the
-  // record's crc and that it belongs to `user_key`.
+  // Reads `pointer`'s value, checking the record's crc and `user_key`.
   Status Read(const IOOptions& io, const MediumPointer& pointer,
               const Slice& user_key, std::string* value);
 
@@ -85,8 +77,7 @@ class MediumReadahead {
   struct Cursor {
     std::shared_ptr<MediumFileReader> file;
     std::string buffer;
-    // The bytes of `buffer` counted in buffered_. Not its capacity(), which
-    // is never 0 (an empty std::string has its small-string capacity).
+    // Counted in buffered_; not capacity(), which is never 0 (SSO).
     size_t accounted = 0;
     uint64_t buffer_offset = 0;  // file offset of data[0]
     Slice data;                  // valid bytes, inside buffer
@@ -97,8 +88,7 @@ class MediumReadahead {
   static constexpr size_t kMaxOpenCursors = 512;
 
   Status GetCursor(const IOOptions& io, uint64_t number, Cursor** cursor);
-  // Frees the least recently used buffers, never `keep`'s, until the buffers
-  // fit the budget.
+  // Frees LRU buffers, never `keep`'s, until they fit the budget.
   void FreeBuffersOverBudget(const Cursor* keep);
 
   const FileProvider provider_;
