@@ -106,9 +106,8 @@ HybridKVCompactionFilterFactory::HybridKVCompactionFilterFactory(
 
 Status HybridKVCompactionFilterFactory::PrepareOptions(
     const ConfigOptions& config_options) {
-  // Lenient parsing (RocksDB re-reading its own OPTIONS file, or a loaded
-  // one) reads an inner filter the registry cannot create back as null, as
-  // stock RocksDB drops such filters; only strict parsing fails.
+  // Lenient parsing (of RocksDB's own or a loaded OPTIONS file) leaves an
+  // uncreatable inner filter null, as stock RocksDB drops it; strict fails.
   if (inner_ == nullptr && !config_options.ignore_unsupported_options) {
     return MissingInner(kClassName());
   }

@@ -1,11 +1,10 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// compaction_filter/: wrappers that resolve medium pointers, which
-// compactions read as values, before a user's compaction filter or merge
-// operator sees them. A filter that keeps the value keeps the pointer; changed
-// values and merge results are written inline. ConfigureOptions installs
-// them; HybridTable's ValidateOptions rejects an unwrapped filter or operator.
-//
+// compaction_filter/: wrappers resolving the medium pointers compactions read
+// as values before a user's compaction filter or merge operator sees them. A
+// kept value keeps the pointer; changed values and merge results go inline.
+// ConfigureOptions installs them; HybridTable's ValidateOptions rejects
+// unwrapped ones.
 // May depend on: table/compaction_pointer.h (to resolve pointers), HybridKV's
 // public header, RocksDB's public headers.
 #pragma once
@@ -39,8 +38,7 @@ class HybridKVCompactionFilterFactory : public CompactionFilterFactory {
   std::shared_ptr<CompactionFilterFactory> inner_;
 };
 
-// Adapts a caller-owned ColumnFamilyOptions::compaction_filter to a factory,
-// so it can be wrapped too.
+// Adapts a caller-owned compaction_filter to a factory, so it can be wrapped.
 std::shared_ptr<CompactionFilterFactory> NewSharedCompactionFilterFactory(
     const CompactionFilter* filter);
 

@@ -128,8 +128,7 @@ Status DestroyDB(const std::string& name, const Options& options) {
   if (!s.ok()) {
     return s;
   }
-  // Medium files and secrets are in the homes: the DB's directory, or the
-  // first of db_paths or a column family's cf_paths.
+  // Homes hold medium files and secrets: the DB dir, first db_path or cf_path.
   std::vector<std::string> dirs{name};
   for (const auto* paths : {&options.db_paths, &options.cf_paths}) {
     for (const DbPath& path : *paths) dirs.push_back(path.path);

@@ -1,13 +1,11 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Backups on RocksDB's BackupEngine (docs/deployability.md says why). It
-// restores only names ParseFileName accepts, which "<n>.medium" is not, so a
-// medium file enters the backup as "<n>.blob" (n is its flush's SST number,
-// which no blob file can have) via a hard link in the DB directory, and is
+// Backups on BackupEngine (docs/deployability.md says why), which restores
+// only names ParseFileName accepts: medium files enter as "<n>.blob" (n, the
+// flush's SST number, is no blob file's) via hard links in the DB directory,
 // renamed back at restore. The secret and medium list go in app metadata.
 //
 // Backup metadata format, version 1 (text, one field a line):
-//
 // clang-format off
 //   hybridkv-backup 1
 //   secret <hex of HYBRIDKV-SECRET's bytes; empty when the DB has none>
@@ -101,11 +99,6 @@ Status DecodeMetadata(BackupID id, const std::string& text, BackupMetadata* m) {
   return Status::OK();
 }
 
-// Medium file `number`'s name in a backup, and of its link in the DB dir.
-std::string AliasName(uint64_t number) {
-  return BlobFileName(number);  // "000123.blob"
-}
-
 // The DB as BackupEngine sees it: the live files listed before the backup
 // (disabled file deletions keep them), medium files under their aliases.
 class BackupView : public StackableDB {
@@ -197,7 +190,7 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
     }
     if (!s.ok()) return s;
     LiveFileStorageInfo entry;
-    s = MediumFileEntry(root, found.dir, number, AliasName(number),
+    s = MediumFileEntry(root, found.dir, number, BlobFileName(number),
                         opts.include_checksum_info, &entry);
     if (!s.ok()) return s;
     files->push_back(std::move(entry));
@@ -205,9 +198,8 @@ Status ListForBackup(DB* root, const CreateBackupOptions& options,
   return Status::OK();
 }
 
-// The DB file name of backup file `relative` (shared/<name>,
-// private/<id>/<name>, or shared_checksum/<number>_<checksum and/or
-// session>.<suffix>), as BackupEngine derives it.
+// The DB file name of backup file `relative` (shared/, private/<id>/, or
+// shared_checksum/<number>_<checksum/session>.<suffix>), as BackupEngine does.
 std::string DbFileNameOf(const std::string& relative) {
   std::string name = relative.substr(relative.find_last_of('/') + 1);
   if (Slice(relative).starts_with("shared_checksum/") &&
@@ -241,8 +233,7 @@ Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
     uint64_t number = 0;
     FileType type;
     const bool parsed = ParseFileName(name, &number, &type);
-    // The meta file outlives files deleted by hand. (f.directory is
-    // <backup dir>/private/<id>.)
+    // The meta file outlives hand-deleted files (f.directory: private/<id>).
     const std::string path =
         DirName(DirName(f.directory)) + "/" + f.relative_filename;
     if (!backup_fs->FileExists(path, IOOptions(), nullptr).ok()) {
@@ -263,7 +254,7 @@ Status CheckComplete(BackupEngineReadOnlyBase* engine, BackupID id,
     }
   }
   for (uint64_t n : needed) {
-    if (!ours || held.count(AliasName(n)) == 0) {
+    if (!ours || held.count(BlobFileName(n)) == 0) {
       note_missing(std::to_string(n) + ".medium");
     }
   }
@@ -295,7 +286,7 @@ Status FinishRestore(const BackupMetadata& metadata, const std::string& db_dir,
   }
   for (uint64_t n : metadata.medium_numbers) {
     if (!s.ok()) break;
-    s = fs->RenameFile(db_dir + "/" + AliasName(n), MediumFileName(db_dir, n),
+    s = fs->RenameFile(BlobFileName(db_dir, n), MediumFileName(db_dir, n),
                        IOOptions(), nullptr);
   }
   if (s.ok()) s = SyncDirectory(fs, db_dir, IOOptions());

@@ -33,9 +33,8 @@ Status HybridDB::GetLiveFiles(std::vector<std::string>& files,
   Status s =
       db_->GetRootDB()->GetLiveFiles(files, manifest_file_size, flush_memtable);
   if (!s.ok()) return s;
-  // Names are "/000123.sst", relative to the path that holds them; the
-  // metadata says which, hence whose home's medium files they need. An SST
-  // that left the Version since goes to the default column family's home.
+  // Names ("/000123.sst") are relative to their path; the metadata says which,
+  // hence whose home. An SST gone from the Version since goes to the default's.
   std::vector<LiveFileMetaData> metadata;
   db_->GetLiveFilesMetaData(&metadata);
   std::map<uint64_t, std::string> dirs;
@@ -96,8 +95,7 @@ Env* EnvOf(const Options& options) {
   return options.env != nullptr ? options.env : Env::Default();
 }
 
-// `options` reading through `fs` (over their Env's file system), and the Env
-// that does so, which must outlive the DB.
+// `options` reading through `fs`, and the Env doing so (must outlive the DB).
 Options ReadingThrough(const Options& options,
                        const std::shared_ptr<FileSystem>& fs,
                        std::shared_ptr<Env>* env) {
@@ -128,9 +126,8 @@ Status Open(const DBOptions& db_options, const std::string& name,
   });
 }
 
-// OpenAsSecondary retries when the primary deletes a table between the
-// open's read of the MANIFEST and its open of that table: the next attempt
-// reads a MANIFEST that no longer names it.
+// OpenAsSecondary retries if the primary deletes a table between the open's
+// MANIFEST read and table open: the next MANIFEST no longer names it.
 constexpr int kSecondaryOpenAttempts = 5;
 
 Status OpenAsSecondary(const Options& options, const std::string& name,
@@ -174,8 +171,7 @@ Status OpenAsFollower(const Options& options, const std::string& name,
         "files (OnDemandFileSystem). Turn the large class off "
         "(HybridOptions::enable_blob_files=false), or follow with a copy.");
   }
-  // Beneath RocksDB's OnDemandFileSystem, which serves only the leader's
-  // table files (see FollowerFileSystem).
+  // Under OnDemandFileSystem, which serves only the leader's table files.
   auto fs = std::make_shared<FollowerFileSystem>(
       EnvOf(options)->GetFileSystem(), name, leader_path);
   std::shared_ptr<Env> env;

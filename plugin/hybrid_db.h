@@ -2,7 +2,6 @@
 //
 // HybridDB: the StackableDB that hybridkv::Open and NewHandle return;
 // include/hybridkv/hybridkv.h says what it adds.
-//
 // Depends on plugin/live_files.h, blob/ and RocksDB's public headers.
 #pragma once
 

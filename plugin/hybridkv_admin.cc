@@ -3,7 +3,6 @@
 // hybridkv_admin: HybridKV's copy and conversion calls for operators, as
 // `ldb backup`/`ldb restore` are RocksDB's. Opens the DB with its latest
 // OPTIONS file (the plugin is built in), so it must not be open elsewhere.
-//
 //   hybridkv_admin backup --db=DIR --backup_dir=DIR
 //   hybridkv_admin restore --backup_dir=DIR --db=DIR [--backup_id=N]
 //   hybridkv_admin verify-backup --backup_dir=DIR [--backup_id=N]

@@ -46,10 +46,9 @@ void HybridKVListener::OnFlushCompleted(DB* db, const FlushJobInfo& info) {
 
 namespace {
 
-// Whether compactions of `cf_id` must resolve pointers because its options,
-// which SetOptions may change behind HybridKV's back, would lose them: another
-// table factory's builder writes them as values, and BlobDB extracts values of
-// min_blob_size or more before the output table sees them.
+// Whether compactions of `cf_id` must resolve pointers, as its options (which
+// SetOptions may change) would lose them: another table factory writes them as
+// values; BlobDB takes values of min_blob_size+ before the output table does.
 bool CompactionsMustResolve(DB* db, uint32_t cf_id) {
   if (db == nullptr) {
     return false;  // a unit test's event, with no DB behind it
@@ -84,8 +83,7 @@ void HybridKVListener::OnCompactionBegin(DB* db,
   if (info.compaction_reason == CompactionReason::kChangeTemperature) {
     state->tracker().Reseed();
   }
-  // L0 compacts into the base level; note it before the compaction's builders
-  // resolve merge_level=auto.
+  // Note L0's target, the base level, before builders resolve merge_level=auto.
   if (info.base_input_level == 0 && info.output_level > 0) {
     state->counters.NoteBaseLevel(info.cf_id, info.output_level);
   }

@@ -1,9 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// HybridKVListener feeds RocksDB's events to the per-DB state
-// (blob/lifecycle/db_state.h): SST creations and deletions drive the medium
-// file tracker; finished flushes and compactions switch BlobDB's GC
-// (blob/blobdb/blob_gc_policy.h).
+// HybridKVListener feeds RocksDB's events to blob/lifecycle/db_state.h: SST
+// creations and deletions drive the medium file tracker; finished flushes and
+// compactions switch BlobDB's GC (blob/blobdb/blob_gc_policy.h).
 #pragma once
 
 #include "plugin/hybridkv/blob/lifecycle/medium_lifecycle.h"
@@ -22,9 +21,9 @@ class HybridKVListener : public EventListener {
   void OnTableFileCreated(const TableFileCreationInfo& info) override;
   void OnTableFileDeleted(const TableFileDeletionInfo& info) override;
   void OnFlushCompleted(DB* db, const FlushJobInfo& info) override;
-  // FIFO temperature changes may copy SSTs without reporting them created
-  // (RocksDB 10+, allow_trivial_copy_when_change_temperature), so the tracker
-  // rereads the SSTs on disk before it frees anything.
+  // The tracker rereads SSTs on disk before freeing: FIFO temperature changes
+  // may copy them unreported (RocksDB 10+,
+  // allow_trivial_copy_when_change_temperature).
   void OnCompactionBegin(DB* db, const CompactionJobInfo& info) override;
   void OnCompactionCompleted(DB* db, const CompactionJobInfo& info) override;
 };

@@ -2,7 +2,6 @@
 //
 // plugin/: how RocksDB finds HybridKV. hybridkv.mk and CMakeLists.txt build
 // it in-tree; the registrar below adds its components to every ObjectRegistry.
-//
 // May depend on: every other folder of HybridKV, and RocksDB.
 #include "plugin/hybridkv/compaction_filter/wrappers.h"
 #include "plugin/hybridkv/include/hybridkv/hybridkv.h"
@@ -55,12 +54,7 @@ Status ConfigureOptions(Options* options, const HybridOptions& hybrid) {
         std::make_shared<HybridKVCompactionFilterFactory>(
             configured.compaction_filter_factory);
   }
-  bool has_listener = false;
-  for (const auto& l : configured.listeners) {
-    has_listener |=
-        l != nullptr && l->IsInstanceOf(HybridKVListener::kClassName());
-  }
-  if (!has_listener) {
+  if (!HasHybridKVListener(configured)) {
     configured.listeners.push_back(std::make_shared<HybridKVListener>());
   }
   configured.enable_blob_files = hybrid.enable_blob_files;

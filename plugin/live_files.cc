@@ -15,9 +15,8 @@ namespace hybridkv {
 
 namespace {
 
-// The references of SST `number` at `path`: `known`'s (the tracker's), else
-// read from the SST. `exact` is ReadLiveSstRefs's `read_unknown`; copies
-// need it too.
+// SST `number`'s refs: `known`'s (the tracker's), else read from `path`.
+// `exact`: ReadLiveSstRefs's `read_unknown`, which copies need too.
 Status RefsOfSst(const std::map<uint64_t, MediumRefs>& known,
                  const std::shared_ptr<FileSystem>& fs, uint64_t number,
                  const std::string& path, bool exact, MediumRefs* refs) {

@@ -1,9 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The files a copy of a HybridKV DB needs beyond RocksDB's: the medium files
-// the copied SSTs point into, and the DB secret. RocksDB's tools copy what
-// GetLiveFilesStorageInfo lists; every route that copies or lists a DB adds
-// them to that list here (docs/deployability.md).
+// The files a DB copy needs beyond RocksDB's: the secret and the medium files
+// the copied SSTs point into, added here to the GetLiveFilesStorageInfo list
+// RocksDB's tools copy, on every route copying a DB (docs/deployability.md).
 #pragma once
 
 #include <cstdint>
@@ -27,10 +26,9 @@ struct HybridKVFiles {
 };
 
 // Finds them for SSTs `sst_numbers` of the column families homed in `dir`
-// (the first of their cf_paths; the SSTs may be in any). Call it between
-// DisableFileDeletions and EnableFileDeletions, as Checkpoint and BackupEngine
-// do: HybridKV frees medium data only when RocksDB reports an SST physically
-// deleted, and never punches a hard-linked file.
+// (their first cf_path; the SSTs may be in any). Call with file deletions
+// disabled, as Checkpoint and BackupEngine do: medium data is freed only once
+// RocksDB reports an SST physically deleted; linked files are never punched.
 Status FindHybridKVFiles(DB* db, const std::string& dir,
                          const std::vector<uint64_t>& sst_numbers,
                          HybridKVFiles* found);
@@ -40,12 +38,11 @@ Status FindHybridKVFiles(DB* db,
                          const std::vector<LiveFileStorageInfo>& rocksdb_files,
                          std::vector<HybridKVFiles>* found);
 
-// The medium refs of each SST of `db`'s current Version, by number, and in
-// `*homes` their column families' homes (the default one's if no SST). From
-// the trackers where current, else each SST's refs property, so right in any
-// process (a secondary, an unseeded primary). An SST deleted since listing is
-// skipped; one without the property (stock RocksDB's, which may copy
-// pointers) counts as none, unless `read_unknown` (deciding that no pointer is
+// The medium refs of each SST of `db`'s current Version by number, and their
+// column families' homes (the default's if no SST). From the trackers where
+// current, else the SSTs' refs properties, so right in any process. An SST
+// deleted since listing is skipped; one without the property (stock RocksDB
+// may copy pointers) has none unless `read_unknown` (to decide no pointer is
 // left): then its entries are read, and a deleted SST is an error.
 Status ReadLiveSstRefs(DB* db, std::vector<std::string>* homes,
                        std::map<uint64_t, MediumRefs>* refs,
@@ -53,10 +50,9 @@ Status ReadLiveSstRefs(DB* db, std::vector<std::string>* homes,
 
 std::string DefaultHome(DB* db);
 
-// RocksDB's list entry for medium file `number` of `dir`, named
-// `relative_filename`, as kBlobFile (an immutable data file to copy tools).
-// Checksum: "unknown" with `include_checksum_info`, as RocksDB does for files
-// it has none of; else empty, as Checkpoint's copy path requires.
+// The kBlobFile (immutable data to copy tools) list entry for medium file
+// `number` of `dir`; checksum "unknown" with `include_checksum_info`, as
+// RocksDB's for files without one, else empty, as Checkpoint's copy requires.
 Status MediumFileEntry(DB* db, const std::string& dir, uint64_t number,
                        const std::string& relative_filename,
                        bool include_checksum_info, LiveFileStorageInfo* entry);

@@ -1,24 +1,19 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// Compaction pointers carry a medium pointer through a compaction, in memory
-// only: a compaction input iterator hands RocksDB each pointer entry
-// (medium_pointer.h) as a kTypeValue holding one, which RocksDB copies like
-// any value without reading the medium value:
-//
+// Compaction pointers carry a medium pointer (medium_pointer.h) through a
+// compaction, in memory only: input iterators hand RocksDB each pointer entry
+// as a kTypeValue holding one, copied like any value without reading it:
 // clang-format off
 //   compaction_pointer := tag:u8 token:fixed64 table:fixed64 pointer
 // clang-format on
-//
 // - tag: 0xC1 (kCompactionPointerTag).
-// - token: 64 random bits drawn once per process and never persisted, so no
-//   user value passes for a compaction pointer. A stored pointer's bytes are
-//   no secret: a user may Put them, and they must stay a value.
-// - table: the input table's TableMediumValues, valid while the compaction
-//   runs (RocksDB keeps inputs open). Filters and merge operators resolve
-//   through it, never a guess among DBs (copies of a DB share secrets, file
-//   numbers and keys).
+// - token: 64 random bits drawn once per process, never persisted, so no user
+//   value passes for one; a stored pointer's bytes are no secret (a user may
+//   Put them, and they must stay a value).
+// - table: the input's TableMediumValues, valid while the compaction runs
+//   (RocksDB keeps inputs open); filters and merge operators resolve through
+//   it, never a guess among DBs (copies share secrets, file numbers, keys).
 // - pointer: the pointer as stored in the SST.
-//
 // Read by the output HybridTableBuilder and compaction_filter/.
 #pragma once
 
@@ -54,8 +49,7 @@ void EncodeCompactionPointer(TableMediumValues* table, const Slice& stored,
 bool DecodeCompactionPointer(const Slice& value, CompactionPointer* decoded);
 
 // Sets `*is_pointer`; if true, resolves `value` through its table into
-// `*resolved`. `user_key` is as compaction filters and merge operators see
-// it, with its timestamp if any.
+// `*resolved`. `user_key` is as filters see it, with any timestamp.
 Status ResolveIfCompactionPointer(const Slice& value, const Slice& user_key,
                                   bool* is_pointer, std::string* resolved);
 

@@ -1,13 +1,11 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// What a compaction's input iterators and output builders share. RocksDB
-// runs a (sub)compaction's input iterators and output builders on one thread
-// (CompactionJob::ProcessKeyValueCompaction), so the scope is per thread,
-// opened by the first HybridTable input iterator and owned by all its users.
-// It holds the byte runs of the medium files the inputs point into (their
-// refs properties), so merge-level builders read exactly those spans in large
-// requests instead of growing reads from 4 KiB, and one merge reader for all
-// outputs, so a region two consecutive outputs need is read once.
+// What a (sub)compaction's input iterators and output builders share. RocksDB
+// runs both on one thread (CompactionJob::ProcessKeyValueCompaction), so the
+// scope is per thread, opened by the first HybridTable input iterator and
+// owned by its users. It holds the medium runs the inputs point to (refs
+// properties), so merge-level builders read just those in large requests, not
+// reads growing from 4 KiB; and one merge reader, so outputs share reads.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +31,8 @@ class CompactionScope : public MediumReadahead::Plan {
   uint64_t RunEnd(uint64_t number, uint64_t offset) const override;
   size_t FileCount() const override { return runs_.size(); }
 
-  // Whether the inputs hand values instead of compaction pointers. The first
-  // input to meet a pointer decides (`want`), so all inputs agree and the
-  // builders can check it against the options the compaction was picked with.
+  // Whether inputs hand values, not compaction pointers; the first to meet a
+  // pointer decides (`want`), so all agree and builders can check it.
   bool HandOffValues(bool want) {
     if (handoff_ == Handoff::kUndecided) {
       handoff_ = want ? Handoff::kValues : Handoff::kPointers;

@@ -25,8 +25,7 @@ HybridIterator::HybridIterator(InternalIterator* inner, bool inner_in_arena,
   if (mode == Mode::kPointer) {
     scope_ = CompactionScope::Enter(table->medium_refs());
   }
-  // Cache-only reads and cache-filling scans (prefetching ones always are)
-  // resolve through the block cache, so values get cached as blocks do.
+  // Cache-only and cache-filling (e.g. prefetching) scans cache values too.
   if (scan && mode == Mode::kResolve && !read.block_cache_only() &&
       !(read.fill_cache() && table->context().block_cache != nullptr)) {
     MakeReadahead();
@@ -181,8 +180,7 @@ Slice HybridIterator::value() const {
   if (is_pointer_) {
     return resolved_ ? Slice(*value_) : Slice();
   }
-  // DBIter asks for a blob index's value only for an entry it yields: the
-  // scan goes on, the prefetcher's cue to read ahead.
+  // DBIter wants a blob index's value only for entries it yields: read ahead.
   if (prefetcher_ != nullptr &&
       ExtractValueType(inner_->key()) == kTypeBlobIndex) {
     prefetcher_->WantValue(inner_->key());

@@ -15,18 +15,16 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Iterates one HybridTable SST that references medium files, presenting
-// pointer entries as kTypeValue: a compaction pointer (kPointer) or the value
-// (kResolve). With allow_unprepared_value, values resolve in PrepareValue(),
-// so skipped entries cost no read. Every virtual is forwarded.
+// Presents a HybridTable SST's pointer entries as kTypeValue: a compaction
+// pointer (kPointer) or the value (kResolve), read in PrepareValue() under
+// allow_unprepared_value so skipped entries cost nothing. Forwards virtuals.
 class HybridIterator : public InternalIterator {
  public:
   enum class Mode { kPointer, kResolve };
 
-  // `inner_in_arena`: run only the inner iterator's destructor. kPointer
-  // fails on pointers that do not verify under the DB's secret rather than
-  // hand them to a compaction. `scan`: resolve through a readahead buffer per
-  // medium file. `prefetcher` (user scans) may be null.
+  // `inner_in_arena`: only destroy `inner`. kPointer fails on pointers the
+  // DB's secret does not verify rather than hand them to a compaction. `scan`:
+  // a readahead buffer per medium file. `prefetcher` (user scans) may be null.
   HybridIterator(InternalIterator* inner, bool inner_in_arena, Mode mode,
                  TableMediumValues* table, const MediumReadOptions& read,
                  bool allow_unprepared_value, bool scan,
@@ -48,8 +46,7 @@ class HybridIterator : public InternalIterator {
     Update();
   }
   void Seek(const Slice& target) override {
-    // With async_io, MergingIterator re-seeks when the first seek only
-    // started a block read (status TryAgain): still the same scan.
+    // With async_io, MergingIterator re-seeks after TryAgain: the same scan.
     if (prefetcher_ != nullptr && !inner_->status().IsTryAgain()) {
       prefetcher_->Seek(&target);
     }
@@ -124,8 +121,8 @@ class HybridIterator : public InternalIterator {
   // Before a move: keeps the resolved value alive for a pinning caller.
   void ReleaseValue();
   bool Resolve();
-  // A compaction whose output would not keep pointers (the table factory was
-  // replaced, or BlobDB would take them) gets values instead.
+  // Values for a compaction whose output would drop pointers (new table
+  // factory, or BlobDB would take them).
   void ResolveFromNowOn();
   void MakeReadahead();
   Slice MacKey() const;

@@ -31,11 +31,8 @@ HybridTableBuilder::HybridTableBuilder(
           tbo.internal_comparator.user_comparator()->timestamp_size()),
       fs_(tbo.ioptions.fs),
       logger_(tbo.ioptions.logger) {
-  // SstFileWriter and friends have no column family paths.
-  if (!tbo.ioptions.cf_paths.empty()) {
-    status_ = DbStateForPaths(tbo.ioptions.cf_paths, &state_);
-  }
-  if (state_ == nullptr) state_ = DbStateFor(home_);
+  status_ = DbStateForPaths(tbo.ioptions.cf_paths, home_, &state_);
+  if (state_ == nullptr) state_ = DbStateFor(home_);  // refused: status_
   if (tbo.internal_tbl_prop_coll_factories != nullptr) {
     for (const auto& f : *tbo.internal_tbl_prop_coll_factories) {
       collector_factories_.emplace_back(
@@ -61,15 +58,13 @@ HybridTableBuilder::HybridTableBuilder(
   if (mode_ == Mode::kPassThrough) {
     return;  // SstFileWriter and friends: never extract, never resolve
   }
-  // Read only here: SstFileWriter (returned above) passes options that do
-  // not outlive its TableBuilderOptions' construction.
+  // Read only here: SstFileWriter (returned above) passes short-lived options.
   write_io_.io_activity = tbo.write_options.io_activity;
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  // A remote compaction worker (DB::OpenAndCompact) numbers its own outputs
-  // outside the column family's paths; the primary counts them at install
-  // (HybridKVListener), so the worker skips the tracker, even in-process.
+  // Remote compaction workers (DB::OpenAndCompact) write outside cf_paths and
+  // skip the tracker, even in-process: the primary counts their outputs.
   if (tbo.ioptions.cf_paths.empty() ||
       IsOneOfPaths(DirName(file->file_name()), tbo.ioptions.cf_paths)) {
     tracker_ = &state_->tracker();
@@ -88,11 +83,10 @@ HybridTableBuilder::HybridTableBuilder(
   }
 }
 
-// RocksDB's compaction moves values of min_blob_size bytes or more into blob
-// files before the output table sees them, losing a compaction pointer's
-// medium value. If so, the inputs hand values instead (the scope decides),
-// unless one already handed a pointer (SetOptions lowered min_blob_size while
-// the compaction was picked): the compaction is then refused up front.
+// Compactions move values of min_blob_size bytes or more into blob files
+// before the output table sees them, losing a compaction pointer's value. If
+// so, inputs hand values (the scope decides), or if one already handed a
+// pointer (SetOptions lowered min_blob_size meanwhile) it is refused.
 Status HybridTableBuilder::CheckBlobThreshold(const TableBuilderOptions& tbo) {
   const MutableCFOptions& o = tbo.moptions;
   if (!o.enable_blob_files || o.min_blob_size > kMaxCompactionPointerSize ||
@@ -134,9 +128,8 @@ HybridTableBuilder::Mode HybridTableBuilder::ChooseMode(
 int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
   const uint32_t cf = tbo.column_family_id;
   const int base_level = state_->counters.BaseLevel(cf);
-  // With dynamic level sizing (RocksDB 9's default) the last level is
-  // num_levels - 1 once anything has left L0; otherwise the deepest seen so
-  // far. The base level means something only under leveled compaction.
+  // Last level: num_levels - 1 once anything left L0 under dynamic level
+  // sizing (RocksDB 9's default), else the deepest seen; base level: leveled.
   const ImmutableOptions& io = tbo.ioptions;
   const bool leveled = io.compaction_style == kCompactionStyleLevel;
   const int level = ResolveMergeLevel(
@@ -164,9 +157,8 @@ int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
 }
 
 void HybridTableBuilder::OpenMergeReader(const TableBuilderOptions& tbo) {
-  // Reads start at 4 KiB and grow to 1 MiB while sequential: a merge-level
-  // compaction often needs few records of a medium file. The reader follows
-  // the inputs' runs and is shared by the compaction's outputs (the scope).
+  // Reads grow from 4 KiB to 1 MiB while sequential (merge-level compactions
+  // need few records per file), following the inputs' runs, for all outputs.
   CompactionScope* scope = scope_.get();
   auto make = [&]() {
     return std::make_shared<MediumReadahead>(
@@ -336,7 +328,7 @@ Status HybridTableBuilder::Finish() {
         c.medium_values_extracted += medium_->num_records();
         c.medium_bytes_extracted += medium_->value_bytes();
         c.medium_files_created++;
-        tracker_->MediumFileWritten(medium_->path());
+        tracker_->MediumFileWritten(file_number_);
         ROCKS_LOG_INFO(
             logger_,
             "[HybridKV] SST #%" PRIu64 ": %" PRIu64 " medium values (%" PRIu64

@@ -22,16 +22,14 @@ class BlockBasedTableFactory;
 
 namespace hybridkv {
 
-// Builds one HybridTable SST through the inner builder, placing medium values:
-// - flush and recovery: into `<sst number>.medium`, in key order, with the
-//   SST storing a pointer typed kTypeBlobIndex;
-// - compaction above the merge level: compaction pointers stored as pointers;
-// - compaction at or below the merge level: values written back inline;
-// - anything else (SstFileWriter, ...): entries pass through untouched.
-//
-// Every TableBuilder virtual is forwarded, defaulted ones too (GetTailSize,
-// NeedCompact, SetSeqnoTimeTableProperties, and from RocksDB 10.9
-// EstimatedTailSize, which target_file_size_is_upper_bound uses, matter).
+// Builds one HybridTable SST through the inner builder. Medium values go,
+// - at flush and recovery: into `<sst number>.medium` in key order, the SST
+//   storing a kTypeBlobIndex pointer;
+// - in compactions above the merge level: as pointers (from compaction ones);
+// - at or below it: back inline; elsewhere (SstFileWriter...): as they come.
+// Forwards every virtual, defaulted ones too (GetTailSize, NeedCompact,
+// SetSeqnoTimeTableProperties and, from RocksDB 10.9, EstimatedTailSize, for
+// target_file_size_is_upper_bound).
 class HybridTableBuilder : public TableBuilder {
  public:
   HybridTableBuilder(const HybridTableOptions& options,
@@ -81,7 +79,7 @@ class HybridTableBuilder : public TableBuilder {
  private:
   enum class Mode { kPassThrough, kExtract, kKeepPointers, kInline };
 
-  // The mode for why RocksDB builds the table. A compaction also joins its
+  // The mode for why RocksDB builds the table; a compaction also joins its
   // CompactionScope and notes its output level (for negative merge levels).
   Mode ChooseMode(const TableBuilderOptions& tbo);
   // Tells the partitioner the merge level now, logging a change.
@@ -96,8 +94,8 @@ class HybridTableBuilder : public TableBuilder {
 
   const HybridTableOptions options_;
   Mode mode_ = Mode::kPassThrough;
-  // The column family's home: the first of its cf_paths (for SstFileWriter
-  // and friends, the SST's directory). Its medium files and secret are there.
+  // Holds the medium files and secret: the first cf_path, or for SstFileWriter
+  // and friends the SST's directory.
   const std::string home_;
   const uint64_t file_number_;
   const size_t timestamp_size_;
@@ -109,8 +107,7 @@ class HybridTableBuilder : public TableBuilder {
   MediumFileTracker* tracker_ = nullptr;  // null for SstFileWriter and friends
   SipKey secret_;  // kExtract: keys the MACs of the pointers it writes
   Status status_;
-  // The medium file's write errors, which RocksDB's error handler classifies
-  // (retryable, no space) through io_status(), as it does the SST's.
+  // Medium write errors, classified by RocksDB via io_status() like the SST's.
   IOStatus medium_io_status_;
   IOOptions write_io_;   // the medium file's writes
   IOOptions merge_io_;   // merge-level reads of medium files
@@ -118,8 +115,8 @@ class HybridTableBuilder : public TableBuilder {
 
   void NoteReference(const MediumPointer& pointer);  // into refs_
 
-  // Before inner_, which uses them until destroyed: RocksDB's collectors,
-  // forwarded, plus ours, which writes refs_ (the records this SST points to).
+  // Before inner_, which uses them until destroyed: RocksDB's collectors plus
+  // ours, which writes refs_ (the records this SST points to).
   MediumRefsRecorder refs_;
   InternalTblPropCollFactories collector_factories_;
   std::unique_ptr<TableBuilder> inner_;

@@ -237,11 +237,7 @@ Status ValidateSupported(const DBOptions& db_opts,
 // The companions every HybridTable column family needs (see the messages).
 Status ValidateCompanions(const HybridTableOptions& o, const DBOptions& db_opts,
                           const ColumnFamilyOptions& cf_opts) {
-  bool has_listener = false;
-  for (const auto& listener : db_opts.listeners) {
-    has_listener |= listener != nullptr && listener->IsInstanceOf(kListenerId);
-  }
-  if (!has_listener && o.require_listener) {
+  if (!HasHybridKVListener(db_opts) && o.require_listener) {
     return Status::InvalidArgument(
         "HybridTable needs its companion HybridKVListener in the DB's "
         "`listeners`: it deletes medium files once no SST references them. Add "
@@ -316,6 +312,13 @@ BlockBasedTableOptions InitialOptions(const std::shared_ptr<TableFactory>& t) {
 }
 
 }  // namespace
+
+bool HasHybridKVListener(const DBOptions& db_opts) {
+  return std::any_of(db_opts.listeners.begin(), db_opts.listeners.end(),
+                     [](const std::shared_ptr<EventListener>& l) {
+                       return l != nullptr && l->IsInstanceOf(kListenerId);
+                     });
+}
 
 Status ParseMergeLevel(const std::string& value, int* merge_level) {
   if (value == "auto") {
@@ -417,9 +420,8 @@ Status HybridTableFactory::ValidateOptions(
   if (s.ok()) s = ValidateCompanions(options_, db_opts, cf_opts);
   if (s.ok()) s = BlockBasedTableFactory::ValidateOptions(db_opts, cf_opts);
   if (s.ok()) {
-    // The partitioner cannot see num_levels: give it the merge level now.
-    // Without dynamic level sizing, one counted from the deepest level is
-    // unknown until a compaction resolves it: veto every move.
+    // The partitioner cannot see num_levels: give it the merge level, or veto
+    // all moves while one counted from the deepest level is unknown (static).
     const bool last_level_fixed =
         cf_opts.compaction_style == kCompactionStyleLevel &&
         cf_opts.level_compaction_dynamic_level_bytes;
@@ -461,15 +463,10 @@ Status HybridTableFactory::NewTableReader(
   context.user_comparator =
       table_reader_options.internal_comparator.user_comparator();
   context.timestamp_size = context.user_comparator->timestamp_size();
-  // Standalone readers (SstFileReader, sst_dump) have no column family
-  // paths: the SST's directory is the DB's.
+  // Standalone readers (SstFileReader, sst_dump): the SST's directory is home.
   DbState* state = nullptr;
-  if (io.cf_paths.empty()) {
-    state = DbStateFor(dir);
-  } else {
-    s = DbStateForPaths(io.cf_paths, &state);
-    if (!s.ok()) return s;
-  }
+  s = DbStateForPaths(io.cf_paths, dir, &state);
+  if (!s.ok()) return s;
   context.state = state;
   context.session_id = table_reader_options.cur_db_session_id;
   context.clock = io.clock;
@@ -488,10 +485,9 @@ Status HybridTableFactory::NewTableReader(
   }
   auto reader = std::make_unique<HybridTableReader>(std::move(inner_reader),
                                                     std::move(context));
-  // A table with pointers opened outside the column family's paths is being
-  // imported (CreateColumnFamilyWithImport) or ingested.
-  // An SST written without HybridKV names no references; its entries tell
-  // whether it holds pointers anyway (from a DB that was HybridKV's).
+  // A table with pointers outside cf_paths is imported or ingested
+  // (CreateColumnFamilyWithImport). One written without HybridKV names no refs;
+  // its entries tell if it holds pointers anyway (from a former HybridKV DB).
   MediumRefs scanned;
   if (reader->has_medium_refs() && !io.cf_paths.empty() &&
       !IsOneOfPaths(dir, io.cf_paths) &&
@@ -506,9 +502,8 @@ Status HybridTableFactory::NewTableReader(
         "DB that wrote it (its medium files would not count it as a reader). "
         "Copy the data with an iterator and writes instead.");
   }
-  // A remote compaction's outputs get no HybridKVListener table-file event;
-  // the primary opens each to verify it before any input can be deleted, so
-  // count them here (workers have no compaction_service).
+  // Remote compaction outputs get no listener event but the primary opens each
+  // before inputs go: count them here (workers have no compaction_service).
   const TableProperties* props = reader->GetTableProperties().get();
   if (io.compaction_service != nullptr && props != nullptr &&
       IsOneOfPaths(dir, io.cf_paths)) {
@@ -531,12 +526,11 @@ TableBuilder* HybridTableFactory::NewTableBuilder(
   return builder;
 }
 
-// RocksDB has table factories validate options only at DB::Open, so a column
-// family created or changed since could hand medium pointers to an unwrapped
-// merge operator or compaction filter: refuse its flushes and compactions,
-// stopping writes before anything wrong is written. Placement checks stay at
-// DB::Open: they concern where values go, and RocksDB's sanitizing (FIFO's
-// one level) would fail them here. A lowered min_blob_size makes compactions
+// RocksDB validates table options only at DB::Open, so a column family created
+// or changed since could hand pointers to an unwrapped merge operator or
+// filter: refuse its flushes and compactions, stopping writes before harm.
+// Placement checks stay at DB::Open, as RocksDB's sanitizing (FIFO's one
+// level) would fail them here. A lowered min_blob_size makes compactions
 // resolve pointers instead (HybridKVListener, CheckBlobThreshold).
 Status HybridTableFactory::CheckBuilderOptions(
     const TableBuilderOptions& tbo) const {

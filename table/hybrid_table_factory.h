@@ -1,16 +1,12 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// table/: HybridTable, the TableFactory through which HybridKV places values
-// by size, and HybridKVPartitioner, which keeps trivial moves from carrying
-// pointers past the merge level.
-//
-// HybridTable is a BlockBasedTable: it derives from RocksDB's factory, takes
-// its options (`table_factory.block_size=...`), and wraps its TableReader,
-// TableBuilder and iterators, forwarding every virtual, defaulted ones too.
-// So RocksDB gives it what it gives only BlockBasedTable: ttl and
-// periodic_compaction_seconds (defaults and settings), FIFO's TTL, and the
-// file-metadata cache charge.
-//
+// table/: HybridTable, the TableFactory placing values by size, and
+// HybridKVPartitioner, keeping trivial moves from carrying pointers past the
+// merge level. HybridTable derives from BlockBasedTableFactory, takes its
+// options (`table_factory.block_size=...`) and wraps its reader, builder and
+// iterators, forwarding every virtual, so RocksDB gives it what it gives only
+// BlockBasedTable: ttl and periodic_compaction_seconds (defaults and
+// settings), FIFO's TTL, and the file-metadata cache charge.
 // May depend on: blob/, compaction_filter/ (to validate wrappers),
 // include/hybridkv, and RocksDB's public and internal headers (compiled
 // in-tree with RocksDB's flags).
@@ -30,14 +26,13 @@ class HybridTableFactory : public BlockBasedTableFactory {
  public:
   static const char* kClassName() { return kHybridTableId; }
 
-  // Takes the BlockBasedTable options of `options.inner` (defaults when null).
-  // Any other inner format fails PrepareOptions and ValidateOptions.
+  // Takes `options.inner`'s BlockBasedTable options (null: defaults); other
+  // formats fail PrepareOptions and ValidateOptions.
   explicit HybridTableFactory(
       HybridTableOptions options = HybridTableOptions());
 
   const char* Name() const override { return kClassName(); }
-  // A HybridTable is a BlockBasedTable: RocksDB's checks by name and the tools
-  // that cast to BlockBasedTableFactory hold.
+  // For RocksDB's checks by name and tools casting to BlockBasedTableFactory.
   bool IsInstanceOf(const std::string& name) const override {
     return name == kBlockBasedTableName() ||
            BlockBasedTableFactory::IsInstanceOf(name);
@@ -65,8 +60,7 @@ class HybridTableFactory : public BlockBasedTableFactory {
                          const ColumnFamilyOptions& cf_opts) const override;
 
  protected:
-  // Takes `inner={id=BlockBasedTable;...}`, as OPTIONS files from before
-  // HybridTable was a BlockBasedTable spell its table options.
+  // Takes `inner={id=BlockBasedTable;...}`, as older OPTIONS files spell it.
   Status ParseOption(const ConfigOptions& config_options,
                      const OptionTypeInfo& opt_info,
                      const std::string& opt_name, const std::string& opt_value,
@@ -79,6 +73,9 @@ class HybridTableFactory : public BlockBasedTableFactory {
   HybridTableOptions options_;
   std::string unsupported_inner_;  // a non-BlockBasedTable inner; refused
 };
+
+// Whether `db_opts` lists HybridKVListener.
+bool HasHybridKVListener(const DBOptions& db_opts);
 
 }  // namespace hybridkv
 }  // namespace ROCKSDB_NAMESPACE

@@ -16,9 +16,8 @@ namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 namespace {
 
-// Stops the probe at a merge operand, whose older BlobDB base would need the
-// blob fetcher the probe lacks: merging fails (no FullMergeV2), so the lookup
-// takes the iterator path, where the caller's GetContext merges.
+// Stops the probe at a merge operand (its BlobDB base needs a blob fetcher the
+// probe lacks) by failing the merge, so the iterator path's GetContext merges.
 class StopAtMergeOperator : public MergeOperator {
  public:
   const char* Name() const override { return "HybridKVProbeStopAtMerge"; }
@@ -111,8 +110,7 @@ Status HybridTableReader::Get(const ReadOptions& read_options, const Slice& key,
     return s;
   }
   if (probe.outcome == ProbeResult::kPointer) {
-    // Skip the read if the caller would not take the value: its read
-    // callback hides the entry, or a range tombstone covers it.
+    // Skip the read if a read callback hides it or a tombstone covers it.
     const SequenceNumber* tombstone = get_context->max_covering_tombstone_seq();
     if (!get_context->CheckCallback(probe.seq)) {
       probe.outcome = ProbeResult::kIterator;
@@ -156,13 +154,12 @@ void HybridTableReader::MultiGet(const ReadOptions& read_options,
   }
 }
 
-// Probes with the inner table's Get (bloom filter included) and a private
-// GetContext that stops at the newest entry at or below the lookup sequence;
-// ignoring range tombstones and read callbacks, it sees at least what the
-// caller would. Nothing, a plain value, a deletion or a BlobDB blob index is
-// handed over as is; a medium pointer is kPointer, resolved in one read;
-// anything else (merge operands, entities with non-default or blob columns)
-// or an entry the read callback rejects is kIterator.
+// Probes with the inner Get (bloom filter included) and a private GetContext
+// stopping at the newest entry at or below the lookup seq; ignoring range
+// tombstones and read callbacks, it sees at least what the caller would. A
+// medium pointer is kPointer (one read); merges, entities with non-default or
+// blob columns, and entries the read callback rejects are kIterator; nothing,
+// a value, a deletion or a blob index is handed over as is.
 Status HybridTableReader::Probe(const ReadOptions& read_options,
                                 const Slice& key, GetContext* get_context,
                                 const SliceTransform* prefix_extractor,
@@ -188,9 +185,8 @@ Status HybridTableReader::Probe(const ReadOptions& read_options,
   // Version::Get reports block cache stats from the caller's GetContext.
   AddGetContextStats(probe.get_context_stats_,
                      &get_context->get_context_stats_);
-  // Stopped at a merge operand (RocksDB 11; 9.x leaves it in the state), or
-  // failed an entity with blob columns for want of a blob fetcher (RocksDB
-  // 11): the iterator path resolves them, or fails if corrupt.
+  // Stopped at a merge operand (RocksDB 11; 9.x leaves kMerge) or an entity
+  // with blob columns (11, no blob fetcher): the iterator path resolves them.
   if (s.subcode() == Status::SubCode::kMergeOperatorFailed ||
       s.IsCorruption()) {
     result->outcome = ProbeResult::kIterator;
@@ -250,11 +246,10 @@ Status HybridTableReader::Save(const Slice& key, SequenceNumber seq,
   return read_status;
 }
 
-// Drives the caller's GetContext with an iterator, one SaveValue per entry of
-// the user key, so it handles merges, snapshots, read callbacks and range
-// tombstones as for any table. Every entry it will take is resolved before
-// the first is handed over, so a replay log (the row cache's, stored whatever
-// the key's status by TableCache::MultiGet) never holds a partial answer.
+// Feeds the caller's GetContext one SaveValue per entry of the user key, so it
+// handles merges, snapshots, read callbacks and range tombstones as for any
+// table. All entries it takes are resolved first, so a replay log (the row
+// cache's, kept whatever the status by TableCache::MultiGet) is never partial.
 Status HybridTableReader::GetByIterator(const ReadOptions& read_options,
                                         const Slice& key,
                                         GetContext* get_context,

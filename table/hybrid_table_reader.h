@@ -16,11 +16,10 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Pointer entries are stored as kTypeBlobIndex and presented as kTypeValue:
-// to compactions as the pointer, so those above the merge level never read
-// medium values; to others as the value. Without medium refs the inner reader
-// serves everything. Every virtual is forwarded: a missing
-// NewRangeTombstoneIterator would bring deleted data back.
+// Presents kTypeBlobIndex pointer entries as kTypeValue: the pointer to
+// compactions, so those above the merge level read no medium value; the value
+// to others. Without medium refs the inner reader serves all. Forwards every
+// virtual: a missing NewRangeTombstoneIterator would revive deleted data.
 class HybridTableReader : public TableReader {
  public:
   HybridTableReader(std::unique_ptr<TableReader> inner,
@@ -126,8 +125,7 @@ class HybridTableReader : public TableReader {
   Status Probe(const ReadOptions& read_options, const Slice& key,
                GetContext* get_context, const SliceTransform* prefix_extractor,
                bool skip_filters, ProbeResult* result);
-  // Hands `get_context` the entry (key's user key, seq, type) with `value`;
-  // kIterator in `*result` when it wants older entries too.
+  // Hands `get_context` the entry; kIterator in `*result` if it wants older.
   Status Save(const Slice& key, SequenceNumber seq, ValueType type,
               const Slice& value, GetContext* get_context, ProbeResult* result);
   Status GetByIterator(const ReadOptions& read_options, const Slice& key,

@@ -14,15 +14,12 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// The absolute level `merge_level` names, given the deepest level and the one
-// L0 compacts into (`base_level`, 0 while unknown): itself when >= 0, else
-// counted from the deepest level (-1 is that level).
-//
-// kAutoMergeLevel is -2 once a level lies between the base level and the
-// penultimate one, else -1. -2 saves fewer writes, only above the penultimate
-// level (with the base level right above it, a value goes back inline at its
-// second compaction); but in a deeper LSM -1 leaves half the entries as
-// pointers above the last level, which Gets read twice.
+// The absolute level `merge_level` names: itself if >= 0, else counted from
+// the deepest level (-1); `base_level` is L0's target, 0 while unknown.
+// kAutoMergeLevel is -2 once a level lies between base and penultimate, else
+// -1: -2 saves fewer writes (with the base right above the penultimate, a
+// value goes inline at its second compaction), but in a deeper LSM -1 leaves
+// half the entries as pointers above the last level, which Gets read twice.
 inline int ResolveMergeLevel(int merge_level, int deepest_level,
                              int base_level) {
   if (merge_level == kAutoMergeLevel) {
@@ -33,14 +30,12 @@ inline int ResolveMergeLevel(int merge_level, int deepest_level,
 }
 
 // HybridKVPartitioner vetoes trivial moves into the merge level and below,
-// which would relink SSTs deeper without writing their pointers back inline.
-// It never splits files. RocksDB does not consult it for moves into the last
-// level (docs/design.md, section 2).
-//
-// One factory often serves several column families (ConfigureOptions copies)
-// and its partitioners cannot tell them apart, so moves are vetoed from the
-// lowest merge level any reports. A veto too many costs a rewrite; one too
-// few would leave pointers behind until their next compaction.
+// which would relink SSTs deeper without inlining their pointers; it never
+// splits files. RocksDB skips it for moves into the last level (docs/design.md,
+// section 2). Its partitioners cannot tell apart the column families one
+// factory often serves (ConfigureOptions copies), so moves are vetoed from the
+// lowest merge level any reports: a veto too many costs a rewrite, one too few
+// leaves pointers until their next compaction.
 class HybridKVPartitionerFactory : public SstPartitionerFactory {
  public:
   static const char* kClassName() { return kPartitionerId; }
@@ -49,13 +44,13 @@ class HybridKVPartitionerFactory : public SstPartitionerFactory {
   std::unique_ptr<SstPartitioner> CreatePartitioner(
       const SstPartitioner::Context& context) const override;
 
-  // Set without HybridTable, the table factory was switched away while SSTs
-  // may hold pointers only HybridTable reads: refused, naming the way back.
+  // Refuses use without HybridTable (SSTs may hold pointers only it reads),
+  // naming the way back.
   Status ValidateOptions(const DBOptions& db_opts,
                          const ColumnFamilyOptions& cf_opts) const override;
 
-  // Column family `cf` of the DB with state `db` now merges at `merge_level`;
-  // true if that is new. Safe on a factory in use: later moves see it.
+  // Column family `cf` of DB state `db` now merges at `merge_level`; true if
+  // new. Safe on a factory in use: later moves see it.
   bool SetMergeLevel(const void* db, uint32_t cf, int merge_level) const;
   // The merge level resolved at DB open, used until a column family reports.
   void SetMergeLevelAtOpen(int merge_level) const;

@@ -93,8 +93,7 @@ std::vector<std::pair<size_t, size_t>> TableMediumValues::GroupIntoReadSpans(
   std::vector<std::pair<size_t, size_t>> spans;
   for (size_t i = 0; i < pointers->size(); i++) {
     const MediumPointer& p = (*pointers)[i];
-    // A gap of up to kMediumRunMergeGap costs less to read through than a
-    // second request.
+    // Reading through a gap of up to kMediumRunMergeGap beats a second request.
     if (spans.empty() || p.file_number != (*pointers)[i - 1].file_number ||
         p.handle.offset > (*pointers)[i - 1].handle.offset +
                               (*pointers)[i - 1].handle.size +
@@ -226,9 +225,8 @@ Status TableMediumValues::NoMediumFiles(uint64_t number,
   SipKey secret;
   if (GetDbSecret(context_.fs, home, context_.db_id, /*create=*/false, &secret)
           .IsNotFound()) {
-    // No medium files nor secret (kept while any SST holds pointers): a copy
-    // made without HybridKV's files. IOError: recovery would append "The file
-    // <MANIFEST> may be corrupted." to a Corruption, blaming the wrong file.
+    // No medium files nor secret (kept while SSTs hold pointers): a copy made
+    // without them. IOError: a Corruption would have recovery blame MANIFEST.
     return Status::IOError(missing.getState());
   }
   // The secret is there: a secondary may be opening a table whose files the

@@ -1,8 +1,8 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// One table's medium values: the medium files its SST points into (held open
-// for the table's life), and how its pointers are resolved, cached and read
-// ahead. Owned by HybridTableReader; its iterators and prefetcher use it.
+// One table's medium values: the medium files its SST points into, held open
+// for its life, and how pointers are resolved, cached and read ahead. Owned
+// by HybridTableReader; its iterators and prefetcher use it.
 #pragma once
 
 #include <map>
@@ -42,21 +42,21 @@ struct MediumReadContext {
 
 class TableMediumValues {
  public:
-  // Medium references come from `props` (null when unknown). Unknown or
-  // undecodable ones count as references: the slow path is always correct.
+  // References from `props` (null: unknown); unknown or undecodable ones count
+  // as references, as the slow path is always correct.
   TableMediumValues(MediumReadContext context, const TableProperties* props);
   ~TableMediumValues();
   TableMediumValues(const TableMediumValues&) = delete;
   TableMediumValues& operator=(const TableMediumValues&) = delete;
 
-  // Reads the value `pointer` refers to for `user_key` (without timestamp).
-  // Incomplete when `options` allow the block cache only and it misses.
+  // Reads `pointer`'s value for `user_key` (no timestamp); Incomplete when
+  // `options` allow only the block cache and it misses.
   Status ResolvePointer(const MediumReadOptions& options,
                         const MediumPointer& pointer, const Slice& user_key,
                         std::string* value);
   // Reads the uncached records `pointers` point to into the block cache, one
-  // `batch` request per span; `pointers` must outlive its Wait. Errors are
-  // dropped: each value's own read reports them.
+  // `batch` request per span (`pointers` must outlive its Wait); errors are
+  // dropped, as each value's own read reports them.
   void AddMediumReads(ReadBatch* batch, const IOOptions& io,
                       const std::vector<MediumPointer>& pointers,
                       const std::vector<std::pair<size_t, size_t>>& spans);
@@ -66,31 +66,27 @@ class TableMediumValues {
   // The DB secret, for checking compaction pointers; Corruption if missing.
   Status GetSecret(SipKey* secret);
   const MediumReadContext& context() const { return context_; }
-  // Holds every medium file this table points into for this object's life,
-  // as RocksDB holds the SST: one another process deletes stays readable, and
-  // none is punched while held. Fails if one is missing and the home has no
-  // medium file at all, so a DB copied without them fails at open, saying
-  // how to copy it (one lost file fails only reads of its values); or if
+  // Holds every medium file this table points into, as RocksDB holds the SST:
+  // readable if another process deletes it, never punched. Fails if one is
+  // missing and the home has none, so a DB copied without them fails at open
+  // saying how to copy it (one lost file fails only its reads), or if
   // `sst_path` is gone once held (a secondary's primary deleted it).
   Status HoldMediumFiles(const std::string& sst_path);
   // The medium files this table points into, with the runs of its records.
   const MediumRefs& medium_refs() const { return refs_; }
-  // False when the properties say the table points into no medium file.
   bool has_medium_refs() const { return has_medium_refs_; }
-  // False when the properties list no references (not written by HybridKV).
+  // False when not written by HybridKV (the properties list no references).
   bool refs_known() const { return refs_known_; }
   Status GetMediumFile(const IOOptions& io, uint64_t number,
                        std::shared_ptr<MediumFileReader>* file);
-  // Counts a value resolved, and the `reads` requests of `bytes_read` bytes
-  // made for it (0 when it came from a cache or an earlier read).
+  // Counts a value resolved and the reads made for it (0 if already cached).
   void RecordResolved(uint64_t value_bytes, uint64_t bytes_read,
                       uint64_t reads);
 
  private:
   Status NoMediumFiles(uint64_t number, const std::string& sst_path);
-  // The part of the span pointers[0, n) (one medium file, by offset, whose
-  // cached blocks are `blocks`) that is not cached, [*begin, *end), and its
-  // open file; false when all of it is cached or it cannot be read.
+  // The uncached part [*begin, *end) of span pointers[0, n) (one file, by
+  // offset, cached `blocks`) and its file; false if all cached or unreadable.
   bool UncachedSpan(const IOOptions& io, const MediumBlockCache& blocks,
                     const MediumPointer* pointers, size_t n,
                     std::shared_ptr<MediumFileReader>* file, uint64_t* begin,

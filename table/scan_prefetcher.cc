@@ -28,9 +28,8 @@ ScanPrefetcher::ScanPrefetcher(TableMediumValues* table, TableReader* inner,
       prefix_extractor_(prefix_extractor),
       skip_filters_(skip_filters),
       max_window_(std::max<size_t>(table->context().scan_prefetch_max, 1)) {
-  // With async_io, the lookahead's block prefetching would leave requests in
-  // flight on this thread's io_uring between the application's calls, which
-  // RocksDB 9.x shares with MultiRead (MultiGet).
+  // async_io would leave block reads in flight on this thread's io_uring
+  // between calls, which RocksDB 9.x shares with MultiRead (MultiGet).
   read_options_.async_io = false;
 }
 

@@ -20,24 +20,21 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Reads the medium values a user scan over one table is about to yield into
-// the block cache, several at once, where HybridIterator resolves them;
-// without it each is one synchronous read. BlobDB values are left to DBIter:
-// a blob is one request either way.
-//
-// A window is read only when the scan wants a medium value past those read,
-// so a table the merged scan takes none from costs nothing. The first window
-// after a seek is the table's ScanLengthHint; each next one doubles, up to
-// `max_window`. Lookahead stops at iterate_upper_bound, the seek prefix's end
-// (prefix_same_as_start) and the table's end; a backward move stops it until
-// the next seek. A window issues one request per run of a medium file, all
-// in flight together (ReadBatch). Prefetching only fills a cache: results
-// never depend on it, and its errors are dropped (reads report their own).
+// Reads the medium values a user scan of one table is about to yield into the
+// block cache, several at once, for HybridIterator; else each is a synchronous
+// read. BlobDB values are left to DBIter: a blob is one request either way.
+// A window is read only when the scan wants a value past those read, so a
+// table the merged scan takes none from costs nothing. A seek's first window
+// is ScanLengthHint's, each next doubles up to `max_window`. Lookahead stops
+// at iterate_upper_bound, the seek prefix's end (prefix_same_as_start) and the
+// table's end; a backward move stops it till the next seek. A window issues
+// one request per medium file run, all in flight at once (ReadBatch). It only
+// fills a cache: results never depend on it, its errors are dropped.
 
-// Entries recent scans took from one table: the next scan's first window.
-// Each window is a round trip, so long scans that start small wait often and
-// short scans that start large read values never yielded. A 1/4-weighted
-// moving average in 1/16 entries, lock-free: a lost update only blurs it.
+// Entries recent scans took from one table: the next scan's first window, as
+// each window is a round trip (long scans starting small wait often, short
+// ones starting large read values never yielded). A 1/4-weighted moving
+// average in 1/16 entries, lock-free: a lost update only blurs it.
 class ScanLengthHint {
  public:
   size_t FirstWindow(size_t min, size_t cap) const {
@@ -60,9 +57,8 @@ class ScanPrefetcher {
  public:
   static constexpr size_t kMinWindow = 2;
 
-  // For a scan of `table` with these NewIterator arguments; the lookahead
-  // iterator over `inner` opens once a window is needed. `hint` is the
-  // table's; the scan updates it. Windows cap at scan_prefetch_max.
+  // For a scan of `table` with these NewIterator arguments; the lookahead over
+  // `inner` opens once a window is needed. The scan updates `hint`.
   ScanPrefetcher(TableMediumValues* table, TableReader* inner,
                  ScanLengthHint* hint, const ReadOptions& read_options,
                  const SliceTransform* prefix_extractor, bool skip_filters);
@@ -87,10 +83,8 @@ class ScanPrefetcher {
     std::vector<size_t> collected_at;  // the entries of `medium`, in order
   };
 
-  // Reads the window at the scan.
-  void Step(const Slice& internal_key);
-  // Moves the lookahead over a window, collecting into window_state_.
-  void Collect();
+  void Step(const Slice& internal_key);  // reads the window at the scan
+  void Collect();  // moves the lookahead over a window into window_state_
   bool BeyondEnd(const Slice& user_key) const;
   // Counts a wanted, collected value once per entry (DBIter may ask twice).
   void CountUse();
@@ -99,8 +93,8 @@ class ScanPrefetcher {
   TableReader* const inner_;
   ScanLengthHint* const hint_;
   ReadOptions read_options_;  // the lookahead keeps a reference to it
-  // The newest sequence number the scan sees, read when the scan starts: its
-  // snapshot may be released while the iterator lives.
+  // The scan's newest visible seq, read at its start: its snapshot may be
+  // released while the iterator lives.
   const SequenceNumber visible_seq_;
   const MediumReadOptions medium_read_options_;
   const SliceTransform* const prefix_extractor_;

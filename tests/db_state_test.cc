@@ -133,28 +133,32 @@ TEST(DbStateTest, PathsShareTheirHomesStateAndBelongToOneHome) {
   const std::string a = dir.Sub("a"), b = dir.Sub("b"), c = dir.Sub("c"),
                     d = dir.Sub("d");
   DbState* state = nullptr;
-  ASSERT_OK(DbStateForPaths({DbPath(a, 1), DbPath(b, 1)}, &state));
+  ASSERT_OK(DbStateForPaths({DbPath(a, 1), DbPath(b, 1)}, "", &state));
   EXPECT_EQ(state->home(), a);
   EXPECT_EQ(DbStateFor(a), state);
   EXPECT_EQ(DbStateFor(b + "/"), state);
   EXPECT_EQ(state->tracker().sst_dirs(), (std::vector<std::string>{a, b}));
   DbState* again = nullptr;
-  ASSERT_OK(DbStateForPaths({DbPath(a, 1), DbPath(b, 1), DbPath(d, 1)},
-                            &again));
+  ASSERT_OK(
+      DbStateForPaths({DbPath(a, 1), DbPath(b, 1), DbPath(d, 1)}, "", &again));
   EXPECT_EQ(again, state);
   EXPECT_EQ(state->tracker().sst_dirs(), (std::vector<std::string>{a, b, d}));
-  ASSERT_OK(DbStateForPaths({DbPath(a, 1)}, &again));  // a family of one path
+  ASSERT_OK(
+      DbStateForPaths({DbPath(a, 1)}, "", &again));  // a family of one path
   EXPECT_EQ(again, state);
 
   DbState* other = nullptr;
-  Status s = DbStateForPaths({DbPath(b, 1)}, &other);  // b is a's
+  Status s = DbStateForPaths({DbPath(b, 1)}, "", &other);  // b is a's
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_NE(s.ToString().find(b), std::string::npos) << s.ToString();
-  s = DbStateForPaths({DbPath(c, 1), DbPath(a, 1)}, &other);  // a is a home
+  s = DbStateForPaths({DbPath(c, 1), DbPath(a, 1)}, "", &other);  // a is a home
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
-  s = DbStateForPaths({DbPath(c, 1), DbPath(d, 1)}, &other);  // d is a's
+  s = DbStateForPaths({DbPath(c, 1), DbPath(d, 1)}, "", &other);  // d is a's
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
-  ASSERT_OK(DbStateForPaths({DbPath(c, 1)}, &other));  // c alone is free
+  ASSERT_OK(DbStateForPaths({DbPath(c, 1)}, "", &other));  // c alone is free
+  DbState* standalone = nullptr;  // no cf_paths: the directory's state
+  ASSERT_OK(DbStateForPaths({}, b, &standalone));
+  EXPECT_EQ(standalone, DbStateFor(b));
   EXPECT_NE(other, state);
 }
 

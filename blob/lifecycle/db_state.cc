@@ -122,7 +122,12 @@ DbState* DbStateFor(const std::string& dir) {
   return StateOfHomeLocked(registry, key, dir);
 }
 
-Status DbStateForPaths(const std::vector<DbPath>& cf_paths, DbState** state) {
+Status DbStateForPaths(const std::vector<DbPath>& cf_paths,
+                       const std::string& dir, DbState** state) {
+  if (cf_paths.empty()) {
+    *state = DbStateFor(dir);
+    return Status::OK();
+  }
   const std::string home = CanonicalDbDir(cf_paths.front().path);
   std::vector<std::string> keys;
   for (const DbPath& path : cf_paths) keys.push_back(CanonicalDbDir(path.path));

@@ -112,10 +112,12 @@ class DbState {
   const std::unique_ptr<MediumFileTracker> tracker_;  // evicts medium_files
 };
 
-// State of the CF whose SSTs live in `cf_paths` (sanitized, never empty),
+// State of the CF whose SSTs live in `cf_paths` (as RocksDB sanitized them),
 // homed in the first; registers the rest as its SST directories. Fails if a
 // directory is one CF's first path and another's (or an earlier DB's) later.
-Status DbStateForPaths(const std::vector<DbPath>& cf_paths, DbState** state);
+// Without cf_paths (SstFileWriter, standalone readers), DbStateFor(`dir`).
+Status DbStateForPaths(const std::vector<DbPath>& cf_paths,
+                       const std::string& dir, DbState** state);
 
 // State of the DB whose SSTs live in `dir`, a home or registered directory
 // (else taken for a home); never null, lives for the process. All spellings

@@ -90,10 +90,9 @@ void MediumFileTracker::AccountLocked(uint64_t number) {
   }
 }
 
-void MediumFileTracker::MediumFileWritten(const std::string& path) {
+void MediumFileTracker::MediumFileWritten(uint64_t number) {
   std::lock_guard<std::mutex> lock(mu_);
-  const uint64_t number = MediumNumberOf(path.substr(path.rfind('/') + 1));
-  if (number != 0) AccountLocked(number);
+  AccountLocked(number);
 }
 
 void MediumFileTracker::AddSstDir(const std::string& dir) {
@@ -373,7 +372,8 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
       // compactions all run remotely builds nothing here, so no BuildStarted
       // of a new session forgets them.
       for (auto it = written_here_.begin(); it != written_here_.end();) {
-        it = building_.count(*it) != 0 ? std::next(it) : written_here_.erase(it);
+        it = building_.count(*it) != 0 ? std::next(it)
+                                       : written_here_.erase(it);
       }
     }
     if (seeded_ || seeding_) {
@@ -410,8 +410,7 @@ Status MediumFileTracker::ScanDirectories(
     const std::shared_ptr<FileSystem>& fs,
     const std::vector<std::string>& sst_dirs, const std::set<uint64_t>& known,
     SeedScan* scan) const {
-  std::map<uint64_t, std::pair<std::string, std::unique_ptr<TableProperties>>>
-      found;
+  std::map<uint64_t, std::string> ssts;  // number -> path
   for (const std::string& dir : sst_dirs) {
     std::vector<std::string> children;
     IOStatus io = fs->GetChildren(dir, IOOptions(), &children, nullptr);
@@ -422,35 +421,29 @@ Status MediumFileTracker::ScanDirectories(
       if (const uint64_t medium = MediumNumberOf(name)) {
         // Flushes write medium files in the home only.
         if (dir == dir_) scan->mediums.push_back(medium);
-        continue;
+      } else if (const uint64_t number = SstNumberOf(name)) {
+        if (known.count(number) == 0) ssts[number] = dir + "/" + name;
       }
-      const uint64_t number = SstNumberOf(name);
-      if (number == 0 || known.count(number) != 0) {
-        continue;
-      }
-      const std::string path = dir + "/" + name;
-      std::unique_ptr<TableProperties> props;
-      Status s = ReadSstProperties(fs, path, &props);
-      if (s.IsPathNotFound() || s.IsNotFound()) {
-        continue;  // deleted since the listing
-      }
-      if (!s.ok()) {
-        // Fine only if it is being written: its builder and
-        // OnTableFileCreated will report it.
-        scan->unreadable.emplace_back(number, s);
-        continue;
-      }
-      found.emplace(number, std::make_pair(path, std::move(props)));
     }
   }
-  for (auto& [number, entry] : found) {
-    const auto& [path, props] = entry;
+  for (const auto& [number, path] : ssts) {
+    std::unique_ptr<TableProperties> props;
+    Status s = ReadSstProperties(fs, path, &props);
+    if (s.IsPathNotFound() || s.IsNotFound()) {
+      continue;  // deleted since the listing
+    }
+    if (!s.ok()) {
+      // Fine only if it is being written: its builder and
+      // OnTableFileCreated will report it.
+      scan->unreadable.emplace_back(number, s);
+      continue;
+    }
     // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
     // hold copied pointers. Without medium files there is nothing they could
     // point to.
     MediumRefs& refs = scan->ssts[number];
     if (!scan->mediums.empty()) {
-      Status s = ReadMediumRefs(fs, path, *props, &refs);
+      s = ReadMediumRefs(fs, path, *props, &refs);
       if (!s.ok()) {
         return s;  // retried at the next event; nothing is deleted meanwhile
       }

@@ -53,11 +53,9 @@ class MediumFileTracker {
 
   // The DB's file system, to read SSTs and delete medium files through, and
   // its SstFileManager (held weakly: RocksDB closes a DB's own with the DB),
-  // which rate-limits deletions. The latest session's builders set them;
-  // until then the first table reader's, else the defaults. Readers never
-  // replace them, or a secondary, read-only instance or SstFileReader would
-  // route the primary's deletions through its own.
-  // Without `replace`, only when none is set yet (readers).
+  // which rate-limits deletions. Builders set them; table readers only when
+  // none is set (not `replace`), or a secondary, read-only instance or
+  // SstFileReader would route the primary's deletions through its own.
   void SetFileSystem(const std::shared_ptr<FileSystem>& fs,
                      const std::shared_ptr<SstFileManager>& sst_file_manager,
                      bool replace = true);
@@ -75,8 +73,8 @@ class MediumFileTracker {
   // last session's.
   void BuildStarted(uint64_t sst_number, const std::string& session_id);
   void BuildFinished(uint64_t sst_number);
-  // A builder finished medium file `path`: the DB's SstFileManager counts it.
-  void MediumFileWritten(const std::string& path);
+  // A builder finished medium file `number`: the DB's SstFileManager counts it.
+  void MediumFileWritten(uint64_t number);
 
   // RocksDB reported that building SST `sst_number` failed: medium file
   // `sst_number`, if its builder finished it, is unreachable and goes now.
@@ -90,18 +88,16 @@ class MediumFileTracker {
   // unreferenced.
   void RemoveSst(uint64_t sst_number);
 
-  // Hard-links medium file `number` as "<number>.blob" in the DB directory
-  // for hybridkv::CreateNewBackup (plugin/backup.cc says why). Concurrent
-  // backups share the link; a link no backup of this process holds is a
-  // killed one's leftover, and is replaced. `fs`: the DB's file system.
+  // Hard-links medium file `number` as "<number>.blob" for
+  // hybridkv::CreateNewBackup (plugin/backup.cc). Concurrent backups share the
+  // link; one no backup of this process holds is a killed one's, replaced.
   Status LinkForBackup(FileSystem* fs, uint64_t number);
   void UnlinkForBackup(FileSystem* fs, uint64_t number);
 
-  // Seeds until it succeeds, and again when CURRENT in `db_dir` (the DB's
-  // directory, maybe not the SSTs') names another MANIFEST. Reads without
-  // the lock; a call while another thread seeds returns at once. With
-  // `in_recovery` (a flush of DB::Open's WAL recovery), the next MANIFEST is
-  // the open's own (LOCK keeps other processes out until it is written), and
+  // Seeds until it succeeds, and again when CURRENT in `db_dir` names another
+  // MANIFEST. Reads without the lock; a call while another thread seeds
+  // returns at once. With `in_recovery` (a flush of DB::Open's WAL recovery),
+  // the next MANIFEST is the open's own (LOCK keeps other processes out), and
   // is taken as the seeding's without reading the SSTs again.
   void EnsureSeeded(const std::string& db_dir, bool in_recovery = false);
 
@@ -133,7 +129,6 @@ class MediumFileTracker {
   Punches GetPunches() const;
 
  private:
-
   // Byte runs of one medium file that nothing points into any more.
   struct DeadRuns {
     uint64_t medium_number = 0;
@@ -167,20 +162,19 @@ class MediumFileTracker {
   std::vector<std::string> SstDirsLocked() const;
   std::shared_ptr<FileSystem> FileSystemLocked() const;
   void DeleteMediumFileLocked(uint64_t number);
-  // Deletes "<number>.blob" when it is a hard link of medium file `number`
-  // (same inode) that a backup left: killed mid-way, RocksDB 11.x does not
-  // delete it, and it would keep the file's space and block its punching.
+  // Deletes "<number>.blob" when a backup killed mid-way left it as a hard
+  // link of medium file `number` (RocksDB 11.x does not): it would keep the
+  // file's space and block its punching.
   void RemoveBackupLinkLocked(uint64_t number);
   // Tells the SstFileManager, if any, medium file `number`'s allocated bytes.
   void AccountLocked(uint64_t number);
   // The runs of `medium_number` that some registered SST points into.
   MediumRuns LiveRunsLocked(uint64_t medium_number) const;
   // Punches `dead`, and runs deferred before, outside the lock: no new pointer
-  // into them can appear. Runs of a file a reader of another DB session or
-  // process holds wait for the next call: its older Version may point into
-  // them. Runs of a file with another hard link (a checkpoint, perhaps kept
-  // for days) are retried at most every shared_retry_interval_ (10 s unless a
-  // test sets it), as each try opens the file.
+  // into them can appear. Files a reader of another session or process holds
+  // wait for the next call (its older Version may point there); files with
+  // another hard link (a checkpoint) are retried at most every
+  // shared_retry_interval_, as each try opens the file.
   void Punch(std::vector<DeadRuns> dead);
 
   // What CURRENT in `db_dir` says now; empty when it cannot be read.

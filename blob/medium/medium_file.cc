@@ -17,10 +17,8 @@ namespace {
 IOStatus Corrupt(const std::string& path, uint64_t offset,
                  const std::string& what) {
   return IOStatus::Corruption("HybridKV: medium file " + path + " at offset " +
-                              std::to_string(offset) + ": " + what +
-                              " (on a secondary instance: the primary may "
-                              "have freed it since the last "
-                              "TryCatchUpWithPrimary; catch up and retry)");
+                              std::to_string(offset) + ": " + what + " " +
+                              kSecondaryMayHaveMissedIt);
 }
 
 }  // namespace

@@ -111,8 +111,8 @@ class MediumFileReader {
   // Corruption if `handle` lies outside the file's data region.
   IOStatus CheckHandle(const MediumRecordHandle& handle) const;
 
-  // Checks `record`, read from `offset` (one whole record), as Read does, and
-  // sets `*value`.
+  // Decodes `record`, the whole record read from `offset`, for `user_key`;
+  // Corruption names the file and offset.
   IOStatus DecodeRecord(uint64_t offset, const Slice& record,
                         const Slice& user_key, std::string* value) const;
 

@@ -1,7 +1,6 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 #include "plugin/hybridkv/blob/medium/medium_file_cache.h"
 
-
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
