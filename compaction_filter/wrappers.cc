@@ -89,7 +89,6 @@ class SharedFilterFactory : public CompactionFilterFactory {
       const CompactionFilter::Context&) override {
     return std::make_unique<ResolvingCompactionFilter>(filter_);
   }
-  const CompactionFilter* filter() const { return filter_; }
 
  private:
   const CompactionFilter* const filter_;

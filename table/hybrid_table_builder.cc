@@ -63,8 +63,7 @@ HybridTableBuilder::HybridTableBuilder(
   write_io_.rate_limiter_priority = tbo.write_options.rate_limiter_priority;
   merge_io_.io_activity = tbo.read_options.io_activity;
   merge_io_.rate_limiter_priority = tbo.read_options.rate_limiter_priority;
-  // Remote compaction workers (DB::OpenAndCompact) write outside cf_paths and
-  // skip the tracker, even in-process: the primary counts their outputs.
+  // Remote compaction workers write outside cf_paths: the primary counts them.
   if (tbo.ioptions.cf_paths.empty() ||
       IsOneOfPaths(DirName(file->file_name()), tbo.ioptions.cf_paths)) {
     tracker_ = &state_->tracker();
@@ -138,8 +137,7 @@ int HybridTableBuilder::ResolveMergeLevelNow(const TableBuilderOptions& tbo) {
           ? io.num_levels - 1
           : state_->counters.DeepestLevel(cf),
       leveled ? base_level : 0);
-  // The merge level may move (auto, or negative without dynamic level
-  // sizing): trivial moves are vetoed from where it is now.
+  // Trivial moves are vetoed from where the merge level is now (it may move).
   const SstPartitionerFactory* factory =
       tbo.ioptions.sst_partitioner_factory.get();
   const auto* partitioner =

@@ -205,9 +205,8 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     }
     fs = FileSystemLocked();
   }
-  // Without the lock: an SST of another table format in the directory (a
-  // column family without HybridTable) is read entry by entry, and builders
-  // must not wait for that.
+  // Without the lock: an SST of another table format (a column family without
+  // HybridTable) is read entry by entry, and builders must not wait.
   MediumRefs refs;
   const Status read = ReadMediumRefs(fs, path, props, &refs);
   std::lock_guard<std::mutex> lock(mu_);
@@ -215,9 +214,8 @@ void MediumFileTracker::AddSst(uint64_t sst_number, const std::string& path,
     return;  // a seeding registered it meanwhile
   }
   if (!read.ok()) {
-    // Its references are unknown: nothing may be freed on a guess until
-    // seeding, again at the next event, reads them from disk (and frees
-    // nothing while it cannot). Not registered, or seeding would skip it.
+    // Its references are unknown: nothing is freed until seeding, again at the
+    // next event, reads them. Not registered, or seeding would skip it.
     InvalidateSeedingLocked();
     return;
   }
@@ -367,10 +365,9 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     }
     if (seeded_ && manifest != seeded_manifest_) {
       ForgetSstsLocked();  // the DB was opened again since: learn it again
-      // Medium files of finished builds are no longer this session's: their
-      // SSTs are on disk for the seeding to read, or failed. A session whose
-      // compactions all run remotely builds nothing here, so no BuildStarted
-      // of a new session forgets them.
+      // Medium files of finished builds are no longer this session's (their
+      // SSTs are on disk, or failed); a session that builds nothing here (all
+      // compactions remote) must not keep them through BuildStarted.
       for (auto it = written_here_.begin(); it != written_here_.end();) {
         it = building_.count(*it) != 0 ? std::next(it)
                                        : written_here_.erase(it);
@@ -387,8 +384,8 @@ void MediumFileTracker::EnsureSeeded(const std::string& db_dir,
     for (const auto& [number, entry] : sst_refs_) known.insert(number);
     dirs = SstDirsLocked();
   }
-  // Every SST's properties are read without the lock: builders and events go
-  // on meanwhile, and what they change is reconciled below.
+  // SSTs are read without the lock; what events change meanwhile is
+  // reconciled below.
   SeedScan scan;
   Status s = ScanDirectories(fs, dirs, known, &scan);
   std::vector<DeadRuns> dead;
@@ -433,14 +430,12 @@ Status MediumFileTracker::ScanDirectories(
       continue;  // deleted since the listing
     }
     if (!s.ok()) {
-      // Fine only if it is being written: its builder and
-      // OnTableFileCreated will report it.
+      // Fine if it is being written: its builder and events report it.
       scan->unreadable.emplace_back(number, s);
       continue;
     }
-    // An SST not built by HybridKV (stock RocksDB compacted this DB) may still
-    // hold copied pointers. Without medium files there is nothing they could
-    // point to.
+    // An SST not built by HybridKV (stock RocksDB compacted this DB) may hold
+    // copied pointers, unless there is no medium file for them to point to.
     MediumRefs& refs = scan->ssts[number];
     if (!scan->mediums.empty()) {
       s = ReadMediumRefs(fs, path, *props, &refs);
@@ -474,9 +469,8 @@ bool MediumFileTracker::FinishSeedingLocked(SeedScan* scan,
                  orphaned_while_seeding_.end());
   for (uint64_t m : mediums) {
     if (referencers_.count(m) == 0) {
-      // Leftovers of earlier sessions: no SST on disk points into them, and no
-      // builder of this session wrote them. Files left without references
-      // while the seeding read went too.
+      // Leftovers: no SST on disk points into them and no builder of this
+      // session wrote them; also files orphaned while the seeding read.
       if (written_here_.count(m) == 0 || orphaned_while_seeding_.count(m)) {
         DeleteMediumFileLocked(m);
       }

@@ -5,21 +5,19 @@
 //
 // An SST's references (medium_refs.h) are added when RocksDB reports it
 // created, before the version edit that makes it live, and dropped when it
-// reports it deleted, after the physical deletion: SSTs that old Versions,
-// iterators or DisableFileDeletions pin keep theirs. A compaction's outputs
-// are reported before its inputs go. Runs only a deleted SST pointed to are
-// dead and punched out in place (hole_punch.h); the file goes with its last
-// reference.
+// reports it physically deleted, so SSTs that old Versions, iterators or
+// DisableFileDeletions pin keep theirs; a compaction's outputs come before its
+// inputs go. Runs only deleted SSTs pointed to are punched out in place
+// (hole_punch.h); the file goes with its last reference.
 //
 // What events do not tell (SSTs of earlier processes, crashes, failed builds)
-// comes from seeding: the properties of every SST on disk, read once. No file
-// is deleted, and no run found dead, before seeding succeeds (runs deferred
-// before may be: nothing can point into them again). Seeding deletes medium
-// files no SST references and this process did not write, and punches runs
-// nothing points into. Another process may change the DB between two opens
-// by this one, and every open writes a new MANIFEST: the tracker seeds again
-// when CURRENT names another MANIFEST than at seeding, and when a FIFO
-// compaction may copy SSTs without reporting them.
+// comes from seeding: the properties of every SST on disk, read once. Nothing
+// is freed before seeding succeeds (runs deferred before may be: nothing can
+// point into them again). Seeding deletes medium files no SST references and
+// this process did not write, and punches runs nothing points into. It runs
+// again when CURRENT names another MANIFEST than at seeding (another process
+// may have changed the DB; every open writes one), and when a FIFO compaction
+// may copy SSTs without reporting them.
 #pragma once
 
 #include <atomic>

@@ -1,8 +1,7 @@
 // Copyright (c) HybridKV authors. Licensed under the Apache License 2.0.
 //
-// The medium references of an SST on disk: from its refs property
-// (blob/format/medium_refs.h), or, for an SST built without HybridKV, by
-// reading every entry.
+// An SST on disk: its properties, number, and medium references (from the
+// refs property, blob/format/medium_refs.h, or by reading every entry).
 #pragma once
 
 #include <functional>
@@ -16,16 +15,14 @@
 namespace ROCKSDB_NAMESPACE {
 namespace hybridkv {
 
-// Reads every entry of the SST at `sst_path` with a stock BlockBasedTable
-// reader and compaction's view (no HybridKV code in between), calling `visit`
-// with each internal key and value.
+// Calls `visit` with every internal key and value of the SST at `sst_path`,
+// read by a stock BlockBasedTable reader as compaction sees them.
 Status ForEachRawEntry(const std::shared_ptr<FileSystem>& fs,
                        const std::string& sst_path,
                        const std::function<void(const Slice& internal_key,
                                                 const Slice& value)>& visit);
 
-// Collects the references of an SST built without HybridKV by reading every
-// entry: the fallback when its properties cannot tell.
+// The references of an SST built without HybridKV, from its entries.
 Status ScanMediumRefs(const std::shared_ptr<FileSystem>& fs,
                       const std::string& sst_path, MediumRefs* refs);
 

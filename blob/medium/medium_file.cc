@@ -167,8 +167,7 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
                    "file is " + std::to_string(size) +
                        " bytes, shorter than header and footer");
   }
-  // file_options.rate_limiter is the DB's: it charges reads whose ReadOptions
-  // or job ask for it, as for SST and blob reads.
+  // file_options.rate_limiter is the DB's, charged as for SST reads.
   std::unique_ptr<FSRandomAccessFile> raw;
   s = fs->NewRandomAccessFile(path, file_options, &raw, nullptr);
   if (!s.ok()) {
@@ -180,11 +179,10 @@ IOStatus MediumFileReader::Open(const std::shared_ptr<FileSystem>& fs,
       /*file_read_hist=*/nullptr, file_options.rate_limiter);
   std::unique_ptr<MediumFileReader> r(
       new MediumFileReader(path, std::move(file)));
-  // Held before the header and footer are read, so a punch by another process
-  // before the hold fails their checks or is harmless; and whatever this
-  // reader's file system, as the writer's may punch where it does not (a
-  // secondary reads through SecondaryFileSystem; its primary punches through
-  // POSIX). A path naming no local file has nothing to hold or punch.
+  // Held before the header and footer are read (a punch before the hold fails
+  // their checks or is harmless), whatever this reader's file system: the
+  // writer's may punch where it does not (a secondary's primary punches
+  // through POSIX). A path naming no local file has nothing to hold or punch.
   r->hold_fd_ = HoldForReading(path);
   char header_buf[MediumFileHeader::kEncodedLength];
   char footer_buf[MediumFileFooter::kEncodedLength];

@@ -130,8 +130,7 @@ Status MediumReadahead::Read(const IOOptions& io, const MediumPointer& pointer,
     const size_t len =
         static_cast<size_t>(std::min<uint64_t>(n, file.data_end() - start));
     if (c->buffer.capacity() < len || c->buffer.capacity() > 2 * len) {
-      // Exactly `len`: growing in place doubles capacity, which the budget
-      // counts.
+      // Exactly `len`: growing in place doubles capacity, counted by budget.
       std::string exact;
       exact.reserve(len);
       c->buffer.swap(exact);
