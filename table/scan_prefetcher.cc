@@ -125,7 +125,7 @@ void ScanPrefetcher::Step(const Slice& internal_key) {
   ReadBatch batch(io);
   table_->AddMediumReads(&batch, io, w.medium, spans);
   batch.Wait();
-  next_step_at_ = w.end;
+  next_step_at_ = collected_end_;  // the window's end
 }
 
 void ScanPrefetcher::Collect() {
@@ -150,8 +150,7 @@ void ScanPrefetcher::Collect() {
     }
   }
   values_collected_ += w.medium.size();
-  w.end = collected_end_ + n;
-  collected_end_ = w.end;
+  collected_end_ += n;
   if (n < window_) {
     exhausted_ = true;  // the table or the range ended
   }

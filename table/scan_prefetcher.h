@@ -78,7 +78,6 @@ class ScanPrefetcher {
  private:
   // One window's medium values; the vectors are reused across windows.
   struct Window {
-    size_t end = 0;  // the entry after the window, counted from the seek
     std::vector<MediumPointer> medium;
     std::vector<size_t> collected_at;  // the entries of `medium`, in order
   };
